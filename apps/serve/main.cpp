@@ -1,0 +1,90 @@
+// coinfer-serve: the default inference service. Loads a TOML config, serves its models over
+// the Open Inference Protocol v2 (HTTP/1.1), and drains in-flight requests on SIGINT/SIGTERM.
+//
+// Copy this file to start your own service: everything it does is a few library calls.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "coinfer/core/config.hpp"
+#include "coinfer/models/builtin_models.hpp"
+#include "coinfer/net/http_server.hpp"
+#include "coinfer/protocol/oip_routes.hpp"
+#include "coinfer/serving/model_repository.hpp"
+
+namespace asio = boost::asio;
+using namespace coinfer;
+
+int main(int argc, char** argv) {
+  CLI::App cli{"coinfer-serve: serve models over the Open Inference Protocol v2"};
+  std::string config_path = "configs/default.toml";
+  std::optional<std::string> host;
+  std::optional<std::uint16_t> port;
+  std::optional<int> threads;
+  cli.add_option("--config", config_path, "TOML config file")->capture_default_str();
+  cli.add_option("--host", host, "address to listen on (overrides server.host)");
+  cli.add_option("--port", port, "port to listen on, 0 = any free port (overrides server.port)");
+  cli.add_option("--threads", threads, "I/O threads (overrides server.io_threads)")
+      ->check(CLI::Range(1, 256));
+  CLI11_PARSE(cli, argc, argv);
+
+  // stdout carries only the "listening on" line; logs go to stderr.
+  auto logger = spdlog::stderr_color_mt("coinfer");
+  spdlog::set_default_logger(logger);
+
+  Config config;
+  if (auto status = load_config(config_path, config); !status.ok()) {
+    std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
+    return 2;
+  }
+  if (host) config.server.host = *host;
+  if (port) config.server.port = *port;
+  if (threads) config.server.io_threads = *threads;
+  spdlog::set_level(spdlog::level::from_str(config.log.level));
+  spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
+
+  ModelRepository repository;
+  for (const auto& model_config : config.models) {
+    std::shared_ptr<Model> model;
+    Status status = make_builtin_model(model_config, model);
+    if (status.ok()) status = repository.add(std::move(model));
+    if (!status.ok()) {
+      std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
+      return 2;
+    }
+    spdlog::info("model '{}' version {} ready", model_config.name, model_config.version);
+  }
+
+  asio::io_context io(config.server.io_threads);
+  net::Router router;
+  add_oip_routes(router, repository);
+  net::HttpServer server(io.get_executor(), config.server, router);
+  if (auto status = server.listen(); !status.ok()) {
+    std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
+    return 1;
+  }
+  server.start();
+
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    spdlog::info("signal {}: draining (up to {} ms)", signal, config.server.drain_timeout_ms);
+    server.stop();
+  });
+
+  std::printf("listening on http://%s:%u\n", config.server.host.c_str(), server.port());
+  std::fflush(stdout);
+
+  std::vector<std::jthread> workers;
+  for (int i = 1; i < config.server.io_threads; ++i) workers.emplace_back([&io] { io.run(); });
+  io.run();
+  workers.clear();
+  spdlog::info("stopped");
+  return 0;
+}

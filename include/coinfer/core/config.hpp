@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "coinfer/core/status.hpp"
+
+namespace coinfer {
+
+// [server]: the HTTP listener and its limits.
+struct ServerConfig {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8000;           // 0: any free port
+  int io_threads = 1;                  // threads running the io_context
+  std::size_t max_header_bytes = 8192;           // larger request headers: 431
+  std::size_t max_body_bytes = 16 * 1024 * 1024;  // larger bodies: 413
+  std::uint32_t read_timeout_ms = 10'000;         // to read one whole request once it starts
+  std::uint32_t idle_timeout_ms = 60'000;         // keep-alive: wait for the next request
+  std::uint32_t write_timeout_ms = 10'000;        // to write one response
+  std::size_t max_connections = 1024;             // more are answered 503 and closed
+  std::uint32_t drain_timeout_ms = 10'000;        // on SIGINT/SIGTERM, for in-flight requests
+};
+
+// [log]
+struct LogConfig {
+  std::string level = "info";  // trace, debug, info, warn, error, off
+};
+
+// [models.NAME]: one served model.
+struct ModelConfig {
+  std::string name;
+  std::string kind;  // which Model class: "identity", ...
+  std::string version = "1";
+  int max_batch_size = 64;
+};
+
+struct Config {
+  ServerConfig server;
+  LogConfig log;
+  std::vector<ModelConfig> models;
+};
+
+// Reads a TOML file. Every field is optional (defaults above); an unknown key or a value of
+// the wrong type is an error naming the key ("server.prot: unknown key").
+Status load_config(const std::filesystem::path& path, Config& out);
+Status parse_config(std::string_view toml_text, Config& out);
+
+// The effective configuration as TOML, for the start-up log.
+std::string to_toml(const Config& config);
+
+}  // namespace coinfer

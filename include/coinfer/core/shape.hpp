@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace coinfer {
+
+// Dimensions outermost first; -1 in a model's declared shape means "any size".
+using Shape = std::vector<std::int64_t>;
+
+// Product of the dimensions (1 for a scalar shape []); -1 if any dimension is negative.
+std::int64_t element_count(const Shape& shape) noexcept;
+
+// "[2, 64]"
+std::string to_string(const Shape& shape);
+
+// True if `actual` has the declared rank and every declared dimension other than -1 matches.
+bool shape_matches(const Shape& declared, const Shape& actual) noexcept;
+
+}  // namespace coinfer

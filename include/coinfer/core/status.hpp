@@ -1,0 +1,44 @@
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace coinfer {
+
+// What went wrong, in terms a client can act on. Each maps to one HTTP status.
+enum class Errc {
+  ok,
+  invalid_argument,    // 400: malformed body, input not matching the model
+  not_found,           // 404: unknown model, version or route
+  method_not_allowed,  // 405
+  payload_too_large,   // 413
+  headers_too_large,   // 431
+  unavailable,         // 503: queue full, model not ready
+  deadline_exceeded,   // 504: request expired before compute
+  cancelled,           // client went away; nothing is sent
+  internal,            // 500: a bug
+};
+
+int http_status(Errc code) noexcept;
+
+// Errors are values on hot paths: a Status is either ok or a code plus a message that names
+// what was wrong and where ("inputs[0].datatype: expected FP32, got INT8").
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static Status invalid(std::string message) { return {Errc::invalid_argument, std::move(message)}; }
+  static Status not_found(std::string message) { return {Errc::not_found, std::move(message)}; }
+
+  bool ok() const noexcept { return code_ == Errc::ok; }
+  explicit operator bool() const noexcept { return ok(); }
+  Errc code() const noexcept { return code_; }
+  const std::string& message() const noexcept { return message_; }
+
+ private:
+  Errc code_ = Errc::ok;
+  std::string message_;
+};
+
+}  // namespace coinfer

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "coinfer/core/dtype.hpp"
+#include "coinfer/core/shape.hpp"
+
+namespace coinfer {
+
+// A dense tensor that owns its elements.
+// Layout: row-major (last dimension contiguous). Fixed-size dtypes live in `bytes()`
+// (element_size(dtype) bytes each, Bool as one byte 0/1, FP16 as IEEE binary16 bits);
+// Bytes elements live in `strings()`, one std::string per element.
+class Tensor {
+ public:
+  Tensor() = default;
+  // Zero-initialised storage for element_count(shape) elements; shape must have no -1.
+  Tensor(DType dtype, Shape shape);
+
+  DType dtype() const noexcept { return dtype_; }
+  const Shape& shape() const noexcept { return shape_; }
+  std::int64_t size() const noexcept { return element_count(shape_); }
+
+  std::span<std::byte> bytes() noexcept { return data_; }
+  std::span<const std::byte> bytes() const noexcept { return data_; }
+
+  template <class T>
+  std::span<T> values() noexcept {
+    assert(dtype_of<std::remove_const_t<T>>() == dtype_);
+    return {reinterpret_cast<T*>(data_.data()), data_.size() / sizeof(T)};
+  }
+  template <class T>
+  std::span<const T> values() const noexcept {
+    assert(dtype_of<std::remove_const_t<T>>() == dtype_);
+    return {reinterpret_cast<const T*>(data_.data()), data_.size() / sizeof(T)};
+  }
+
+  std::vector<std::string>& strings() noexcept { return strings_; }
+  const std::vector<std::string>& strings() const noexcept { return strings_; }
+
+ private:
+  DType dtype_ = DType::FP32;
+  Shape shape_;
+  std::vector<std::byte> data_;        // empty for Bytes
+  std::vector<std::string> strings_;   // used only for Bytes
+};
+
+}  // namespace coinfer

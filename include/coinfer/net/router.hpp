@@ -1,0 +1,41 @@
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "coinfer/net/http_message.hpp"
+
+namespace coinfer::net {
+
+// A handler either answers at once or suspends (e.g. to await a batch).
+using SyncHandler = std::function<void(const HttpRequest&, HttpResponse&)>;
+using AsyncHandler =
+    std::function<boost::asio::awaitable<void>(const HttpRequest&, HttpResponse&)>;
+using Handler = std::variant<SyncHandler, AsyncHandler>;
+
+// Maps (method, path) to a handler. Patterns are '/'-separated segments, each literal or a
+// parameter "{name}" matching one non-empty segment: "/v2/models/{model}/ready".
+class Router {
+ public:
+  enum class Outcome { found, not_found, method_not_allowed };
+
+  void add(Method method, std::string_view pattern, Handler handler);
+
+  // On `found`, `handler` points at the route's handler and `request.path_params` is filled.
+  // On `method_not_allowed`, `allowed` lists the methods the path does accept ("GET, HEAD").
+  Outcome match(HttpRequest& request, const Handler*& handler, std::string& allowed) const;
+
+ private:
+  struct Route {
+    Method method;
+    std::vector<std::string> segments;  // "{name}" for parameters
+    Handler handler;
+  };
+  std::vector<Route> routes_;
+};
+
+}  // namespace coinfer::net

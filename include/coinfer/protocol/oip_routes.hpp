@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+
+#include "coinfer/net/router.hpp"
+#include "coinfer/serving/model_repository.hpp"
+
+namespace coinfer {
+
+struct ServerInfo {
+  std::string name = "coinfer";
+  std::string version = "0.1.0";
+};
+
+// Registers the Open Inference Protocol v2 REST routes on `router`:
+//   GET  /v2/health/live, /v2/health/ready, /v2
+//   GET  /v2/models/{model}[/versions/{version}], .../ready
+//   POST /v2/models/{model}[/versions/{version}]/infer
+//   POST /v2/repository/index   (Triton's model-repository extension, index only)
+// `repository` must outlive the router.
+void add_oip_routes(net::Router& router, const ModelRepository& repository, ServerInfo info = {});
+
+}  // namespace coinfer

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "coinfer/core/tensor.hpp"
+
+namespace coinfer {
+
+// A request or tensor "parameters" value as the protocol allows it.
+using ParameterValue = std::variant<bool, std::int64_t, double, std::string>;
+using Parameters = std::vector<std::pair<std::string, ParameterValue>>;
+
+// A protocol-neutral inference request, as decoded from the wire.
+struct InferRequest {
+  std::string id;          // echoed in the response; empty when the client sent none
+  Parameters parameters;   // passed through to the model
+  // One tensor per model input, in the model's metadata order (the decoder reorders).
+  std::vector<Tensor> inputs;
+  // Indices into the model's outputs that the client asked for; empty = all outputs.
+  std::vector<std::size_t> requested_outputs;
+};
+
+struct InferResponse {
+  std::string model_name;
+  std::string model_version;
+  std::string id;
+  Parameters parameters;
+  // One tensor per model output, in the model's metadata order.
+  std::vector<Tensor> outputs;
+};
+
+}  // namespace coinfer

@@ -1,0 +1,176 @@
+#include "coinfer/core/config.hpp"
+
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+namespace coinfer {
+namespace {
+
+// Reads one table field by field; every key it does not consume is reported as unknown.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string prefix)
+      : table_(table), prefix_(std::move(prefix)) {}
+
+  template <class Int>
+  void integer(std::string_view key, Int& field) {
+    const toml::node* node = take(key);
+    if (!node || !status_.ok()) return;
+    auto value = node->value<std::int64_t>();
+    if (!node->is_integer() || !value) return fail(key, "expected an integer");
+    if (*value < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
+        static_cast<std::uint64_t>(*value) > std::numeric_limits<Int>::max()) {
+      return fail(key, std::to_string(*value) + " is out of range");
+    }
+    field = static_cast<Int>(*value);
+  }
+
+  void string(std::string_view key, std::string& field) {
+    const toml::node* node = take(key);
+    if (!node || !status_.ok()) return;
+    if (!node->is_string()) return fail(key, "expected a string");
+    field = *node->value<std::string>();
+  }
+
+  const toml::table* table(std::string_view key) {
+    const toml::node* node = take(key);
+    if (!node || !status_.ok()) return nullptr;
+    if (!node->is_table()) {
+      fail(key, "expected a table");
+      return nullptr;
+    }
+    return node->as_table();
+  }
+
+  // Call after reading every known key.
+  Status finish() {
+    if (!status_.ok()) return status_;
+    for (const auto& [key, node] : table_) {
+      if (!seen_.contains(std::string(key.str()))) {
+        return Status::invalid(prefix_ + std::string(key.str()) + ": unknown key");
+      }
+    }
+    return {};
+  }
+
+  void fail(std::string_view key, std::string message) {
+    if (status_.ok()) status_ = Status::invalid(prefix_ + std::string(key) + ": " + message);
+  }
+
+ private:
+  const toml::node* take(std::string_view key) {
+    seen_.insert(std::string(key));
+    return table_.get(key);
+  }
+
+  const toml::table& table_;
+  std::string prefix_;
+  std::set<std::string> seen_;
+  Status status_;
+};
+
+Status read_server(const toml::table& table, ServerConfig& s) {
+  TableReader r(table, "server.");
+  r.string("host", s.host);
+  r.integer("port", s.port);
+  r.integer("io_threads", s.io_threads);
+  r.integer("max_header_bytes", s.max_header_bytes);
+  r.integer("max_body_bytes", s.max_body_bytes);
+  r.integer("read_timeout_ms", s.read_timeout_ms);
+  r.integer("idle_timeout_ms", s.idle_timeout_ms);
+  r.integer("write_timeout_ms", s.write_timeout_ms);
+  r.integer("max_connections", s.max_connections);
+  r.integer("drain_timeout_ms", s.drain_timeout_ms);
+  if (s.io_threads < 1) r.fail("io_threads", "must be at least 1");
+  if (s.max_connections < 1) r.fail("max_connections", "must be at least 1");
+  return r.finish();
+}
+
+Status read_log(const toml::table& table, LogConfig& log) {
+  TableReader r(table, "log.");
+  r.string("level", log.level);
+  static const std::set<std::string> levels{"trace", "debug", "info", "warn", "error", "off"};
+  if (!levels.contains(log.level)) r.fail("level", "unknown level '" + log.level + "'");
+  return r.finish();
+}
+
+Status read_model(const toml::table& table, ModelConfig& m) {
+  TableReader r(table, "models." + m.name + ".");
+  r.string("kind", m.kind);
+  r.string("version", m.version);
+  r.integer("max_batch_size", m.max_batch_size);
+  if (m.kind.empty()) r.fail("kind", "missing (which model class to serve)");
+  if (m.max_batch_size < 0) r.fail("max_batch_size", "must be 0 or more");
+  return r.finish();
+}
+
+}  // namespace
+
+Status parse_config(std::string_view toml_text, Config& out) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream msg;
+    msg << "line " << e.source().begin.line << ": " << e.description();
+    return Status::invalid(msg.str());
+  }
+  TableReader r(root, "");
+  if (const auto* server = r.table("server")) {
+    if (auto s = read_server(*server, out.server); !s.ok()) return s;
+  }
+  if (const auto* log = r.table("log")) {
+    if (auto s = read_log(*log, out.log); !s.ok()) return s;
+  }
+  if (const auto* models = r.table("models")) {
+    out.models.clear();
+    for (const auto& [name, node] : *models) {
+      ModelConfig model;
+      model.name = std::string(name.str());
+      if (!node.is_table()) return Status::invalid("models." + model.name + ": expected a table");
+      if (auto s = read_model(*node.as_table(), model); !s.ok()) return s;
+      out.models.push_back(std::move(model));
+    }
+  }
+  return r.finish();
+}
+
+Status load_config(const std::filesystem::path& path, Config& out) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::not_found("config file " + path.string() + ": cannot be opened");
+  std::ostringstream text;
+  text << file.rdbuf();
+  Status status = parse_config(text.str(), out);
+  if (!status.ok()) return Status::invalid(path.string() + ": " + status.message());
+  return status;
+}
+
+std::string to_toml(const Config& c) {
+  toml::table server{
+      {"host", c.server.host},
+      {"port", c.server.port},
+      {"io_threads", c.server.io_threads},
+      {"max_header_bytes", static_cast<std::int64_t>(c.server.max_header_bytes)},
+      {"max_body_bytes", static_cast<std::int64_t>(c.server.max_body_bytes)},
+      {"read_timeout_ms", c.server.read_timeout_ms},
+      {"idle_timeout_ms", c.server.idle_timeout_ms},
+      {"write_timeout_ms", c.server.write_timeout_ms},
+      {"max_connections", static_cast<std::int64_t>(c.server.max_connections)},
+      {"drain_timeout_ms", c.server.drain_timeout_ms},
+  };
+  toml::table models;
+  for (const auto& m : c.models) {
+    models.insert(m.name, toml::table{{"kind", m.kind},
+                                      {"version", m.version},
+                                      {"max_batch_size", m.max_batch_size}});
+  }
+  toml::table root{{"server", server}, {"log", toml::table{{"level", c.log.level}}}, {"models", models}};
+  std::ostringstream out;
+  out << root;
+  return out.str();
+}
+
+}  // namespace coinfer

@@ -1,0 +1,15 @@
+#include "coinfer/core/tensor.hpp"
+
+namespace coinfer {
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  const auto count = static_cast<std::size_t>(element_count(shape_));
+  assert(element_count(shape_) >= 0);
+  if (dtype_ == DType::Bytes) {
+    strings_.resize(count);
+  } else {
+    data_.resize(count * element_size(dtype_));
+  }
+}
+
+}  // namespace coinfer

@@ -1,0 +1,383 @@
+#include "coinfer/net/http_server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <list>
+#include <mutex>
+
+namespace coinfer::net {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+// Bytes kept readable after every request body, for parsers (simdjson) that read past the end.
+constexpr std::size_t kBodyPadding = 64;
+
+Method to_method(http::verb verb) noexcept {
+  switch (verb) {
+    case http::verb::get:
+      return Method::get;
+    case http::verb::head:
+      return Method::head;
+    case http::verb::post:
+      return Method::post;
+    case http::verb::put:
+      return Method::put;
+    case http::verb::delete_:
+      return Method::delete_;
+    case http::verb::options:
+      return Method::options;
+    case http::verb::patch:
+      return Method::patch;
+    default:
+      return Method::other;
+  }
+}
+
+// One accepted socket. Every member is touched only on the connection's strand.
+struct Connection {
+  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+  beast::tcp_stream stream;
+  bool idle = true;       // waiting for the first byte of a request: safe to close on stop
+  bool stopping = false;  // finish the current request, then close
+  std::list<std::shared_ptr<Connection>>::iterator self;
+};
+
+}  // namespace
+
+struct HttpServer::State : std::enable_shared_from_this<State> {
+  State(asio::any_io_executor ex, ServerConfig cfg, const Router& r)
+      : executor(std::move(ex)),
+        config(std::move(cfg)),
+        router(r),
+        acceptor(asio::make_strand(executor)),
+        drain_timer(acceptor.get_executor()) {}
+
+  asio::any_io_executor executor;
+  const ServerConfig config;
+  const Router& router;
+  tcp::acceptor acceptor;
+  asio::steady_timer drain_timer;  // on the acceptor's strand
+  std::atomic<std::uint16_t> port{0};
+
+  mutable std::mutex mutex;  // guards connections and stopping
+  std::list<std::shared_ptr<Connection>> connections;
+  bool stopping = false;
+
+  asio::awaitable<void> accept_loop();
+  asio::awaitable<void> session(std::shared_ptr<Connection> connection);
+  asio::awaitable<void> reject(tcp::socket socket);
+  asio::awaitable<void> write_error(Connection& c, http::status status, std::string_view message,
+                                    unsigned version);
+  void dispatch(HttpRequest& request, HttpResponse& response, const Handler*& async_handler);
+  void remove(const std::shared_ptr<Connection>& connection);
+};
+
+asio::awaitable<void> HttpServer::State::accept_loop() {
+  auto self = shared_from_this();
+  for (;;) {
+    auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(executor), use_tuple);
+    if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+    if (ec) {
+      // Out of file descriptors and the like: back off briefly instead of spinning.
+      spdlog::warn("accept failed: {}", ec.message());
+      asio::steady_timer pause(acceptor.get_executor(), 50ms);
+      co_await pause.async_wait(use_tuple);
+      continue;
+    }
+    socket.set_option(tcp::no_delay(true), ec);
+    std::shared_ptr<Connection> connection;
+    {
+      std::lock_guard lock(mutex);
+      if (stopping) co_return;
+      if (connections.size() < config.max_connections) {
+        connection = std::make_shared<Connection>(std::move(socket));
+        connections.push_front(connection);
+        connection->self = connections.begin();
+      }
+    }
+    if (connection) {
+      auto ex = connection->stream.get_executor();
+      asio::co_spawn(ex, session(std::move(connection)), asio::detached);
+    } else {
+      auto ex = socket.get_executor();
+      asio::co_spawn(ex, reject(std::move(socket)), asio::detached);
+    }
+  }
+}
+
+// Over max_connections: answer 503 at once and close, without reading anything.
+asio::awaitable<void> HttpServer::State::reject(tcp::socket socket) {
+  static constexpr std::string_view kBody =
+      R"({"error":"too many connections: the server's max_connections limit is reached"})";
+  std::string response =
+      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+      "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
+      std::to_string(kBody.size()) + "\r\n\r\n" + std::string(kBody);
+  beast::tcp_stream stream(std::move(socket));
+  stream.expires_after(std::chrono::milliseconds(config.write_timeout_ms));
+  co_await asio::async_write(stream, asio::buffer(response), use_tuple);
+  beast::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+}
+
+asio::awaitable<void> HttpServer::State::write_error(Connection& c, http::status status,
+                                                     std::string_view message, unsigned version) {
+  HttpResponse body;
+  body.error(static_cast<int>(status), message);
+  http::response<http::string_body> res{status, version};
+  res.set(http::field::content_type, "application/json");
+  res.set(http::field::connection, "close");
+  res.keep_alive(false);
+  res.body() = std::move(body.body);
+  res.prepare_payload();
+  c.stream.expires_after(std::chrono::milliseconds(config.write_timeout_ms));
+  co_await http::async_write(c.stream, res, use_tuple);
+}
+
+void HttpServer::State::dispatch(HttpRequest& request, HttpResponse& response,
+                                 const Handler*& async_handler) {
+  const Handler* handler = nullptr;
+  std::string allowed;
+  switch (router.match(request, handler, allowed)) {
+    case Router::Outcome::not_found:
+      response.error(404, "no route for " + std::string(request.path));
+      return;
+    case Router::Outcome::method_not_allowed:
+      response.error(405, std::string(to_string(request.method)) + " is not allowed on " +
+                              std::string(request.path) + "; allowed: " + allowed);
+      response.headers.emplace_back("Allow", allowed);
+      return;
+    case Router::Outcome::found:
+      break;
+  }
+  if (const auto* sync = std::get_if<SyncHandler>(handler)) {
+    (*sync)(request, response);
+  } else {
+    async_handler = handler;
+  }
+}
+
+asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> connection) {
+  auto self = shared_from_this();
+  Connection& c = *connection;
+  beast::flat_buffer buffer;
+  std::string body_storage;  // reused request body buffer, capacity kept across requests
+  HttpResponse response;     // reused response buffer
+  HttpRequest request;
+  request.headers.reserve(16);
+  const auto read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
+
+  for (;;) {
+    // Idle: wait for the first bytes of the next request. Only here may stop() close us.
+    if (buffer.size() == 0) {
+      c.idle = true;
+      if (c.stopping) break;
+      c.stream.expires_after(std::chrono::milliseconds(config.idle_timeout_ms));
+      auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), use_tuple);
+      if (ec) break;  // closed by the peer, idle timeout, or stop()
+      buffer.commit(n);
+    }
+    c.idle = false;
+
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(config.max_header_bytes));
+    parser.body_limit(config.max_body_bytes);
+    c.stream.expires_after(read_timeout);
+    auto [hec, hn] = co_await http::async_read_header(c.stream, buffer, parser, use_tuple);
+    if (hec == http::error::header_limit) {
+      co_await write_error(c, http::status::request_header_fields_too_large,
+                           "request headers exceed max_header_bytes (" +
+                               std::to_string(config.max_header_bytes) + ")",
+                           11);
+      break;
+    }
+    if (hec == beast::error::timeout) {
+      co_await write_error(c, http::status::request_timeout,
+                           "request not received within read_timeout_ms", 11);
+      break;
+    }
+    if (hec == http::error::end_of_stream || hec == asio::error::eof ||
+        hec == asio::error::operation_aborted || hec == asio::error::connection_reset) {
+      break;
+    }
+    if (hec) {
+      co_await write_error(c, http::status::bad_request, "malformed request: " + hec.message(),
+                           11);
+      break;
+    }
+    const unsigned version = parser.get().version();
+    if (auto length = parser.content_length(); length && *length > config.max_body_bytes) {
+      co_await write_error(c, http::status::payload_too_large,
+                           "request body of " + std::to_string(*length) +
+                               " bytes exceeds max_body_bytes (" +
+                               std::to_string(config.max_body_bytes) + ")",
+                           version);
+      break;
+    }
+    body_storage.clear();
+    body_storage.reserve(parser.content_length().value_or(0) + kBodyPadding);
+    parser.get().body().swap(body_storage);
+    auto [bec, bn] = co_await http::async_read(c.stream, buffer, parser, use_tuple);
+    if (bec == http::error::body_limit) {
+      co_await write_error(c, http::status::payload_too_large,
+                           "request body exceeds max_body_bytes (" +
+                               std::to_string(config.max_body_bytes) + ")",
+                           version);
+      break;
+    }
+    if (bec == beast::error::timeout) {
+      co_await write_error(c, http::status::request_timeout,
+                           "request body not received within read_timeout_ms", version);
+      break;
+    }
+    if (bec == http::error::partial_message || bec == http::error::end_of_stream) {
+      co_await write_error(c, http::status::bad_request,
+                           "truncated request: the connection closed before the body ended",
+                           version);
+      break;
+    }
+    if (bec) {
+      if (bec != asio::error::operation_aborted && bec != asio::error::connection_reset) {
+        co_await write_error(c, http::status::bad_request, "malformed request: " + bec.message(),
+                             version);
+      }
+      break;
+    }
+
+    auto& req = parser.get();
+    std::string& body = req.body();
+    if (body.capacity() < body.size() + kBodyPadding) body.reserve(body.size() + kBodyPadding);
+    request.method = to_method(req.method());
+    request.target = req.target();
+    const auto query_at = request.target.find('?');
+    request.path = request.target.substr(0, query_at);
+    request.query = query_at == std::string_view::npos ? std::string_view{}
+                                                       : request.target.substr(query_at + 1);
+    request.headers.clear();
+    for (const auto& field : req) request.headers.emplace_back(field.name_string(), field.value());
+    request.path_params.clear();
+    request.body = body;
+    request.body_capacity = body.capacity();
+
+    response.reset();
+    const Handler* async_handler = nullptr;
+    try {
+      dispatch(request, response, async_handler);
+      if (async_handler) co_await std::get<AsyncHandler>(*async_handler)(request, response);
+    } catch (const std::exception& e) {
+      spdlog::error("handler for {} {} threw: {}", to_string(request.method), request.path,
+                    e.what());
+      response.reset();
+      response.error(500, std::string("internal error: ") + e.what());
+    }
+
+    const bool keep_alive = req.keep_alive() && !c.stopping;
+    http::response<http::string_body> res{static_cast<http::status>(response.status), version};
+    res.set(http::field::server, "coinfer");
+    res.set(http::field::content_type, response.content_type);
+    for (const auto& [name, value] : response.headers) res.set(name, value);
+    res.keep_alive(keep_alive);
+    res.body().swap(response.body);
+    res.prepare_payload();
+    if (request.method == Method::head) res.body().clear();
+    body.swap(body_storage);  // keep the request buffer's capacity for the next request
+
+    c.stream.expires_after(std::chrono::milliseconds(config.write_timeout_ms));
+    auto [wec, wn] = co_await http::async_write(c.stream, res, use_tuple);
+    res.body().swap(response.body);
+    if (wec || !keep_alive) break;
+  }
+
+  beast::error_code ignored;
+  c.stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  c.stream.close();
+  remove(connection);
+}
+
+void HttpServer::State::remove(const std::shared_ptr<Connection>& connection) {
+  std::lock_guard lock(mutex);
+  connections.erase(connection->self);
+  if (stopping && connections.empty()) {
+    asio::post(acceptor.get_executor(), [self = shared_from_this()] { self->drain_timer.cancel(); });
+  }
+}
+
+HttpServer::HttpServer(asio::any_io_executor executor, ServerConfig config, const Router& router)
+    : state_(std::make_shared<State>(std::move(executor), std::move(config), router)) {}
+
+HttpServer::~HttpServer() = default;
+
+Status HttpServer::listen() {
+  auto& s = *state_;
+  beast::error_code ec;
+  const auto address = asio::ip::make_address(s.config.host, ec);
+  if (ec) return Status::invalid("server.host: '" + s.config.host + "' is not an IP address");
+  const tcp::endpoint endpoint(address, s.config.port);
+  s.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) s.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) s.acceptor.bind(endpoint, ec);
+  if (!ec) s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status(Errc::unavailable, "cannot listen on " + s.config.host + ":" +
+                                         std::to_string(s.config.port) + ": " + ec.message());
+  }
+  s.port = s.acceptor.local_endpoint().port();
+  return {};
+}
+
+std::uint16_t HttpServer::port() const noexcept { return state_->port; }
+
+void HttpServer::start() {
+  asio::co_spawn(state_->acceptor.get_executor(), state_->accept_loop(), [](std::exception_ptr e) {
+    if (e) std::rethrow_exception(e);
+  });
+}
+
+void HttpServer::stop() {
+  auto s = state_;
+  asio::post(s->acceptor.get_executor(), [s] {
+    std::vector<std::shared_ptr<Connection>> open;
+    {
+      std::lock_guard lock(s->mutex);
+      if (s->stopping) return;
+      s->stopping = true;
+      open.assign(s->connections.begin(), s->connections.end());
+    }
+    beast::error_code ignored;
+    s->acceptor.close(ignored);
+    for (auto& c : open) {
+      asio::post(c->stream.get_executor(), [c] {
+        c->stopping = true;
+        if (c->idle) c->stream.cancel();
+      });
+    }
+    if (open.empty()) return;
+    s->drain_timer.expires_after(std::chrono::milliseconds(s->config.drain_timeout_ms));
+    s->drain_timer.async_wait([s](beast::error_code ec) {
+      if (ec) return;  // everything drained in time
+      std::lock_guard lock(s->mutex);
+      spdlog::warn("drain timeout: closing {} connection(s) still open", s->connections.size());
+      for (auto& c : s->connections) {
+        asio::post(c->stream.get_executor(), [c] { c->stream.socket().close(); });
+      }
+    });
+  });
+}
+
+std::size_t HttpServer::open_connections() const noexcept {
+  std::lock_guard lock(state_->mutex);
+  return state_->connections.size();
+}
+
+}  // namespace coinfer::net

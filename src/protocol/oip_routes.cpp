@@ -1,0 +1,166 @@
+#include "coinfer/protocol/oip_routes.hpp"
+
+#include <simdjson.h>
+
+#include "coinfer/protocol/oip_decoder.hpp"
+#include "coinfer/protocol/oip_encoder.hpp"
+#include "coinfer/protocol/json_writer.hpp"
+
+namespace coinfer {
+namespace {
+
+using net::HttpRequest;
+using net::HttpResponse;
+using net::Method;
+
+constexpr std::string_view kExtensions[] = {"model_repository"};
+
+void fail(HttpResponse& res, const Status& status) {
+  res.error(http_status(status.code()), status.message());
+  if (status.code() == Errc::unavailable) res.headers.emplace_back("Retry-After", "1");
+}
+
+// The media type of Content-Type must be application/json; an absent header is accepted.
+bool is_json(std::string_view content_type) {
+  const auto media = content_type.substr(0, content_type.find(';'));
+  std::string lowered;
+  for (char ch : media) {
+    if (ch != ' ' && ch != '\t') lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return lowered.empty() || lowered == "application/json";
+}
+
+ModelRepository::Entry* find_model(const ModelRepository& repo, const HttpRequest& req,
+                                   HttpResponse& res) {
+  ModelRepository::Entry* entry = nullptr;
+  if (auto status = repo.find(req.param("model"), req.param("version"), entry); !status.ok()) {
+    fail(res, status);
+    return nullptr;
+  }
+  return entry;
+}
+
+void model_metadata(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  if (auto* entry = find_model(repo, req, res)) encode_model_metadata(entry->metadata(), res.body);
+}
+
+void model_ready(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  auto* entry = find_model(repo, req, res);
+  if (!entry) return;
+  const bool ready = entry->state == ModelState::ready;
+  res.status = ready ? 200 : 503;
+  res.body += "{\"name\":";
+  append_json_string(res.body, entry->metadata().name);
+  res.body += ready ? ",\"ready\":true}" : ",\"ready\":false}";
+}
+
+void infer(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  // simdjson's parser keeps its buffers between documents; one per I/O thread, used only
+  // between two suspension points, so no request ever shares it with another.
+  thread_local OipDecoder decoder;
+
+  if (!is_json(req.header("Content-Type"))) {
+    res.error(415, "Content-Type must be application/json, got '" +
+                       std::string(req.header("Content-Type")) + "'");
+    return;
+  }
+  if (!req.header("Inference-Header-Content-Length").empty()) {
+    res.error(400, "binary tensor data extension is not supported; send JSON data");
+    return;
+  }
+  auto* entry = find_model(repo, req, res);
+  if (!entry) return;
+  if (entry->state != ModelState::ready) {
+    fail(res, Status(Errc::unavailable, "model '" + entry->metadata().name + "' is not ready"));
+    return;
+  }
+  const ModelMetadata& meta = entry->metadata();
+  InferRequest request;
+  if (auto status = decoder.decode_infer(req.body, req.body_capacity, meta, request); !status) {
+    fail(res, status);
+    return;
+  }
+  InferResponse response;
+  response.model_name = meta.name;
+  response.model_version = meta.version;
+  response.id = std::move(request.id);
+  response.outputs.resize(meta.outputs.size());
+  if (auto status = entry->model->forward(request.inputs, response.outputs); !status) {
+    fail(res, status);
+    return;
+  }
+  encode_infer_response(response, meta.outputs, request.requested_outputs, res.body);
+}
+
+// Body: optional {"ready": bool}; true lists only models that are ready.
+void repository_index(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  bool ready_only = false;
+  if (!req.body.empty()) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    if (auto error = parser.parse(req.body.data(), req.body.size()).get(doc)) {
+      res.error(400, std::string("invalid JSON: ") + simdjson::error_message(error));
+      return;
+    }
+    simdjson::dom::object object;
+    if (doc.get(object)) {
+      res.error(400, "repository index request must be a JSON object");
+      return;
+    }
+    if (auto ready = object["ready"]; ready.error() != simdjson::NO_SUCH_FIELD) {
+      if (ready.get(ready_only)) {
+        res.error(400, "ready: expected a boolean");
+        return;
+      }
+    }
+  }
+  res.body += '[';
+  bool first = true;
+  for (const auto& entry : repo.entries()) {
+    const ModelState state = entry->state;
+    if (ready_only && state != ModelState::ready) continue;
+    if (!first) res.body += ',';
+    first = false;
+    res.body += "{\"name\":";
+    append_json_string(res.body, entry->metadata().name);
+    res.body += ",\"version\":";
+    append_json_string(res.body, entry->metadata().version);
+    res.body += ",\"state\":";
+    append_json_string(res.body, to_string(state));
+    res.body += '}';
+  }
+  res.body += ']';
+}
+
+}  // namespace
+
+void add_oip_routes(net::Router& router, const ModelRepository& repository, ServerInfo info) {
+  const ModelRepository* repo = &repository;
+  router.add(Method::get, "/v2/health/live",
+             [](const HttpRequest&, HttpResponse& res) { res.body += "{\"live\":true}"; });
+  router.add(Method::get, "/v2/health/ready", [repo](const HttpRequest&, HttpResponse& res) {
+    const bool ready = repo->all_ready();
+    res.status = ready ? 200 : 503;
+    res.body += ready ? "{\"ready\":true}" : "{\"ready\":false}";
+  });
+  router.add(Method::get, "/v2", [info](const HttpRequest&, HttpResponse& res) {
+    encode_server_metadata(info.name, info.version, kExtensions, res.body);
+  });
+  for (std::string_view base : {"/v2/models/{model}", "/v2/models/{model}/versions/{version}"}) {
+    const std::string prefix(base);
+    router.add(Method::get, prefix, [repo](const HttpRequest& req, HttpResponse& res) {
+      model_metadata(*repo, req, res);
+    });
+    router.add(Method::get, prefix + "/ready", [repo](const HttpRequest& req, HttpResponse& res) {
+      model_ready(*repo, req, res);
+    });
+    router.add(Method::post, prefix + "/infer", [repo](const HttpRequest& req, HttpResponse& res) {
+      infer(*repo, req, res);
+    });
+  }
+  router.add(Method::post, "/v2/repository/index", [repo](const HttpRequest& req, HttpResponse& res) {
+    repository_index(*repo, req, res);
+  });
+}
+
+}  // namespace coinfer

@@ -1,0 +1,108 @@
+"""Triton's own HTTP client (pip tritonclient[http]) against coinfer-serve.
+
+Usage: tritonclient_test.py PATH/TO/coinfer-serve PATH/TO/config.toml
+Starts the server on a free port, runs every check, stops it with SIGTERM.
+"""
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import tritonclient.http as httpclient
+from tritonclient.utils import InferenceServerException
+
+
+def start_server(binary, config):
+    proc = subprocess.Popen([binary, "--config", config, "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline().strip()
+    prefix = "listening on http://"
+    if not line.startswith(prefix):
+        proc.kill()
+        raise SystemExit(f"unexpected first line from coinfer-serve: {line!r}")
+    return proc, line[len(prefix):]
+
+
+def check_health(client):
+    assert client.is_server_live()
+    assert client.is_server_ready()
+    assert client.is_model_ready("identity")
+    assert client.is_model_ready("identity", "1")
+    assert not client.is_model_ready("no_such_model")
+
+
+def check_metadata(client):
+    server = client.get_server_metadata()
+    assert server["name"] == "coinfer", server
+    assert "model_repository" in server["extensions"], server
+    model = client.get_model_metadata("identity")
+    assert model["name"] == "identity" and model["versions"] == ["1"], model
+    assert model["inputs"] == [{"name": "INPUT0", "datatype": "FP32", "shape": [-1, -1]}], model
+    assert [o["name"] for o in model["outputs"]] == ["OUTPUT0", "OUTPUT1"], model
+    index = client.get_model_repository_index()
+    assert {"name": "identity", "version": "1", "state": "READY"} in index, index
+
+
+def check_infer(client):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 64)).astype(np.float32)
+    inp = httpclient.InferInput("INPUT0", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x, binary_data=False)
+    outputs = [httpclient.InferRequestedOutput("OUTPUT0", binary_data=False),
+               httpclient.InferRequestedOutput("OUTPUT1", binary_data=False)]
+    result = client.infer("identity", [inp], outputs=outputs, request_id="conformance-1")
+    assert result.get_response()["id"] == "conformance-1"
+    np.testing.assert_array_equal(result.as_numpy("OUTPUT0"), x)  # floats round-trip exactly
+    np.testing.assert_allclose(result.as_numpy("OUTPUT1"), x.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+    only_sum = client.infer("identity", [inp], outputs=outputs[1:])
+    assert [o["name"] for o in only_sum.get_response()["outputs"]] == ["OUTPUT1"]
+
+
+def check_errors(client):
+    inp = httpclient.InferInput("INPUT0", [1, 2], "FP32")
+    inp.set_data_from_numpy(np.ones((1, 2), np.float32), binary_data=False)
+    for model, expected in [("no_such_model", "unknown model 'no_such_model'")]:
+        try:
+            client.infer(model, [inp])
+        except InferenceServerException as e:
+            assert expected in e.message(), e.message()
+        else:
+            raise AssertionError("infer on an unknown model succeeded")
+    wrong = httpclient.InferInput("INPUT0", [1, 2], "INT32")
+    wrong.set_data_from_numpy(np.ones((1, 2), np.int32), binary_data=False)
+    try:
+        client.infer("identity", [wrong])
+    except InferenceServerException as e:
+        assert "datatype" in e.message() and "FP32" in e.message(), e.message()
+    else:
+        raise AssertionError("a datatype mismatch was accepted")
+
+
+def main():
+    proc, address = start_server(sys.argv[1], sys.argv[2])
+    checks = [check_health, check_metadata, check_infer, check_errors]
+    passed = failed = 0
+    try:
+        client = httpclient.InferenceServerClient(url=address)
+        for check in checks:
+            try:
+                check(client)
+                passed += 1
+                print(f"ok   {check.__name__}")
+            except Exception as e:  # report every failing check, not only the first
+                failed += 1
+                print(f"FAIL {check.__name__}: {type(e).__name__}: {e}")
+        client.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=15)
+    if code != 0:
+        print(f"FAIL coinfer-serve exited {code} after SIGTERM")
+        failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

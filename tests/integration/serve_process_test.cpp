@@ -1,0 +1,113 @@
+// coinfer-serve as a user runs it: a child process, found through its "listening on" line.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_support.hpp"
+
+using namespace coinfer::test;
+using namespace std::chrono_literals;
+
+extern char** environ;
+
+namespace {
+
+class ServeProcess {
+ public:
+  explicit ServeProcess(std::vector<std::string> extra_args = {}) {
+    std::vector<std::string> args = {COINFER_SERVE_PATH, "--config",
+                                     std::string(COINFER_SOURCE_DIR) + "/configs/default.toml",
+                                     "--port", "0"};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    REQUIRE(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    stdout_ = fdopen(fds[0], "r");
+    char line[256] = {};
+    REQUIRE(fgets(line, sizeof line, stdout_) != nullptr);
+    first_line_ = line;
+    const auto colon = first_line_.rfind(':');
+    REQUIRE(first_line_.rfind("listening on http://127.0.0.1:", 0) == 0);
+    port_ = static_cast<std::uint16_t>(std::stoi(first_line_.substr(colon + 1)));
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (stdout_) fclose(stdout_);
+  }
+  std::uint16_t port() const { return port_; }
+  void signal(int sig) { kill(pid_, sig); }
+  // Exit code, or -1 if it did not exit within `limit`.
+  int wait_exit(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* stdout_ = nullptr;
+  std::string first_line_;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("coinfer-serve prints its address and answers infer") {
+  ServeProcess serve;
+  Client client(serve.port());
+  const auto reply = client.post("/v2/models/identity/infer", infer_body(64));
+  CHECK(reply.status == 200);
+  CHECK(reply.body.find(R"("name":"OUTPUT1")") != std::string::npos);
+}
+
+TEST_CASE("SIGTERM drains an in-flight request, refuses new connections and exits 0") {
+  ServeProcess serve;
+  Client busy(serve.port());
+  const std::string body = infer_body(16, "draining");
+  const std::string head = "POST /v2/models/identity/infer HTTP/1.1\r\nHost: x\r\n"
+                           "Content-Type: application/json\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\n\r\n";
+  asio::write(busy.socket(), asio::buffer(head + body.substr(0, 20)));
+  std::this_thread::sleep_for(100ms);
+  serve.signal(SIGTERM);
+  std::this_thread::sleep_for(200ms);
+  {
+    asio::io_context io;
+    tcp::socket late(io);
+    beast::error_code ec;
+    late.connect({asio::ip::make_address("127.0.0.1"), serve.port()}, ec);
+    CHECK(ec == asio::error::connection_refused);
+  }
+  asio::write(busy.socket(), asio::buffer(body.substr(20)));
+  const auto reply = busy.receive();
+  CHECK(reply.status == 200);
+  CHECK(reply.body.find("draining") != std::string::npos);
+  CHECK(serve.wait_exit(10s) == 0);
+}
+
+TEST_CASE("SIGINT with no traffic exits 0 at once") {
+  ServeProcess serve;
+  serve.signal(SIGINT);
+  CHECK(serve.wait_exit(5s) == 0);
+}

@@ -1,0 +1,143 @@
+// Helpers for integration tests: an in-process server on 127.0.0.1 port 0 and small blocking
+// clients (Beast for well-formed HTTP, raw sockets for malformed bytes).
+#pragma once
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "coinfer/models/identity_model.hpp"
+#include "coinfer/net/http_server.hpp"
+#include "coinfer/protocol/oip_routes.hpp"
+#include "coinfer/serving/model_repository.hpp"
+
+namespace coinfer::test {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+inline ServerConfig test_config() {
+  ServerConfig config;
+  config.host = "127.0.0.1";
+  config.port = 0;
+  return config;
+}
+
+// The real server with the identity model, its io_context run by one background thread.
+class TestServer {
+ public:
+  explicit TestServer(ServerConfig config = test_config(), int io_threads = 1) {
+    (void)repository_.add(std::make_shared<IdentityModel>("identity", "1", 64));
+    add_oip_routes(router_, repository_);
+    server_ = std::make_unique<net::HttpServer>(io_.get_executor(), config, router_);
+    if (auto status = server_->listen(); !status.ok()) throw std::runtime_error(status.message());
+    server_->start();
+    for (int i = 0; i < io_threads; ++i) threads_.emplace_back([this] { io_.run(); });
+  }
+  ~TestServer() {
+    server_->stop();
+    for (auto& t : threads_) t.join();
+  }
+  std::uint16_t port() const { return server_->port(); }
+  net::HttpServer& server() { return *server_; }
+  // Waits (bounded) until the io_context has run out of work after stop().
+  bool wait_stopped(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!io_.stopped()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  }
+
+ private:
+  asio::io_context io_;
+  ModelRepository repository_;
+  net::Router router_;
+  std::unique_ptr<net::HttpServer> server_;
+  std::vector<std::thread> threads_;
+};
+
+struct Reply {
+  int status = 0;
+  std::string body;
+  http::fields headers;
+  bool keep_alive = false;
+};
+
+// One keep-alive connection; requests are sent one at a time.
+class Client {
+ public:
+  explicit Client(std::uint16_t port) : socket_(io_) {
+    socket_.connect({asio::ip::make_address("127.0.0.1"), port});
+  }
+  Reply request(http::verb verb, std::string target, std::string body = {},
+                std::string content_type = "application/json") {
+    send(verb, std::move(target), std::move(body), std::move(content_type));
+    return receive();
+  }
+  Reply get(std::string target) { return request(http::verb::get, std::move(target)); }
+  Reply post(std::string target, std::string body) {
+    return request(http::verb::post, std::move(target), std::move(body));
+  }
+  void send(http::verb verb, std::string target, std::string body, std::string content_type) {
+    http::request<http::string_body> req{verb, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    if (!body.empty() || verb == http::verb::post) req.set(http::field::content_type, content_type);
+    req.body() = std::move(body);
+    req.prepare_payload();
+    http::write(socket_, req);
+  }
+  Reply receive() {
+    http::response<http::string_body> res;
+    http::read(socket_, buffer_, res);
+    return {res.result_int(), res.body(), res.base(), res.keep_alive()};
+  }
+  tcp::socket& socket() { return socket_; }
+
+ private:
+  asio::io_context io_;
+  tcp::socket socket_;
+  beast::flat_buffer buffer_;
+};
+
+// Sends raw bytes (optionally half-closing), then reads until the server closes.
+inline std::string raw_exchange(std::uint16_t port, std::string_view bytes, bool half_close = false) {
+  asio::io_context io;
+  tcp::socket socket(io);
+  socket.connect({asio::ip::make_address("127.0.0.1"), port});
+  asio::write(socket, asio::buffer(bytes));
+  if (half_close) socket.shutdown(tcp::socket::shutdown_send);
+  std::string out;
+  beast::error_code ec;
+  char chunk[4096];
+  for (;;) {
+    const auto n = socket.read_some(asio::buffer(chunk), ec);
+    if (ec) break;
+    out.append(chunk, n);
+  }
+  return out;
+}
+
+inline int status_of(std::string_view raw_response) {
+  // "HTTP/1.1 400 Bad Request\r\n..."
+  if (raw_response.size() < 12 || raw_response.substr(0, 5) != "HTTP/") return 0;
+  return std::stoi(std::string(raw_response.substr(9, 3)));
+}
+
+inline std::string infer_body(int values = 4, std::string id = {}) {
+  std::string data;
+  for (int i = 0; i < values; ++i) data += (i ? "," : "") + std::to_string(i) + ".5";
+  std::string body = "{";
+  if (!id.empty()) body += "\"id\":\"" + id + "\",";
+  body += R"("inputs":[{"name":"INPUT0","shape":[1,)" + std::to_string(values) +
+          R"(],"datatype":"FP32","data":[)" + data + "]}]}";
+  return body;
+}
+
+}  // namespace coinfer::test

@@ -1,0 +1,70 @@
+#include <doctest/doctest.h>
+
+#include "coinfer/core/config.hpp"
+
+using namespace coinfer;
+
+TEST_CASE("an empty config gives every default") {
+  Config config;
+  REQUIRE(parse_config("", config).ok());
+  CHECK(config.server.port == 8000);
+  CHECK(config.server.max_body_bytes == 16 * 1024 * 1024);
+  CHECK(config.models.empty());
+}
+
+TEST_CASE("fields and models are read") {
+  Config config;
+  REQUIRE(parse_config(R"(
+    [server]
+    port = 9000
+    max_connections = 7
+    [log]
+    level = "debug"
+    [models.a]
+    kind = "identity"
+    max_batch_size = 8
+  )", config).ok());
+  CHECK(config.server.port == 9000);
+  CHECK(config.server.max_connections == 7);
+  CHECK(config.log.level == "debug");
+  REQUIRE(config.models.size() == 1);
+  CHECK(config.models[0].name == "a");
+  CHECK(config.models[0].max_batch_size == 8);
+}
+
+TEST_CASE("an unknown key is rejected with its full name") {
+  Config config;
+  CHECK(parse_config("[server]\nprot = 1\n", config).message() == "server.prot: unknown key");
+  CHECK(parse_config("colour = 1\n", config).message() == "colour: unknown key");
+  CHECK(parse_config("[models.m]\nkind = \"identity\"\nsize = 1\n", config).message() ==
+        "models.m.size: unknown key");
+}
+
+TEST_CASE("wrong types and out-of-range values name the key") {
+  Config config;
+  CHECK(parse_config("[server]\nport = \"x\"\n", config).message() ==
+        "server.port: expected an integer");
+  CHECK(parse_config("[server]\nport = 70000\n", config).message() ==
+        "server.port: 70000 is out of range");
+  CHECK(parse_config("[log]\nlevel = \"loud\"\n", config).message() ==
+        "log.level: unknown level 'loud'");
+  CHECK(parse_config("[models.m]\n", config).message().find("models.m.kind") == 0);
+}
+
+TEST_CASE("TOML syntax errors give the line") {
+  Config config;
+  const auto status = parse_config("[server\n", config);
+  CHECK_FALSE(status.ok());
+  CHECK(status.message().rfind("line 1", 0) == 0);
+}
+
+TEST_CASE("the effective config round-trips through TOML") {
+  Config config;
+  config.server.port = 1234;
+  config.models.push_back({"m", "identity", "2", 4});
+  Config again;
+  REQUIRE(parse_config(to_toml(config), again).ok());
+  CHECK(again.server.port == 1234);
+  REQUIRE(again.models.size() == 1);
+  CHECK(again.models[0].version == "2");
+}

@@ -16,6 +16,7 @@
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
+#include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/model_repository.hpp"
 
 namespace asio = boost::asio;
@@ -49,11 +50,17 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(config.log.level));
   spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
 
+  // Destroyed in reverse: the executor joins its threads before the endpoints it runs go.
+  asio::io_context io(config.server.io_threads);
   ModelRepository repository;
+  CpuExecutor executor(config.compute.threads);  // compute pool, apart from the I/O threads
   for (const auto& model_config : config.models) {
     std::shared_ptr<Model> model;
     Status status = make_builtin_model(model_config, model);
-    if (status.ok()) status = repository.add(std::move(model));
+    if (status.ok()) {
+      status = repository.add(std::make_unique<Endpoint>(std::move(model), io.get_executor(),
+                                                         executor, batch_policy(model_config)));
+    }
     if (!status.ok()) {
       std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
       return 2;
@@ -61,7 +68,6 @@ int main(int argc, char** argv) {
     spdlog::info("model '{}' version {} ready", model_config.name, model_config.version);
   }
 
-  asio::io_context io(config.server.io_threads);
   net::Router router;
   add_oip_routes(router, repository);
   net::HttpServer server(io.get_executor(), config.server, router);

@@ -28,6 +28,21 @@ class TableReader {
     field = static_cast<Int>(*value);
   }
 
+  void integers(std::string_view key, std::vector<int>& field) {
+    const toml::node* node = take(key);
+    if (!node || !status_.ok()) return;
+    const toml::array* array = node->as_array();
+    if (!array) return fail(key, "expected an array of integers");
+    field.clear();
+    for (const auto& element : *array) {
+      auto value = element.value<std::int64_t>();
+      if (!element.is_integer() || !value || *value < 1 || *value > 1'000'000) {
+        return fail(key, "expected an array of positive integers");
+      }
+      field.push_back(static_cast<int>(*value));
+    }
+  }
+
   void string(std::string_view key, std::string& field) {
     const toml::node* node = take(key);
     if (!node || !status_.ok()) return;
@@ -100,10 +115,27 @@ Status read_log(const toml::table& table, LogConfig& log) {
 Status read_model(const toml::table& table, ModelConfig& m) {
   TableReader r(table, "models." + m.name + ".");
   r.string("kind", m.kind);
+  r.string("weights", m.weights);
   r.string("version", m.version);
   r.integer("max_batch_size", m.max_batch_size);
+  r.integer("max_queue_delay_us", m.max_queue_delay_us);
+  r.integers("preferred_batch_sizes", m.preferred_batch_sizes);
+  r.integer("max_queue_size", m.max_queue_size);
+  r.integer("default_timeout_us", m.default_timeout_us);
+  r.integer("priority_levels", m.priority_levels);
+  r.integer("default_priority", m.default_priority);
   if (m.kind.empty()) r.fail("kind", "missing (which model class to serve)");
-  if (m.max_batch_size < 0) r.fail("max_batch_size", "must be 0 or more");
+  if (m.max_batch_size < 1) r.fail("max_batch_size", "must be at least 1 (1: no batching)");
+  for (int size : m.preferred_batch_sizes) {
+    if (size > m.max_batch_size) {
+      r.fail("preferred_batch_sizes", std::to_string(size) + " exceeds max_batch_size");
+    }
+  }
+  if (m.max_queue_size < 1) r.fail("max_queue_size", "must be at least 1");
+  if (m.priority_levels < 1) r.fail("priority_levels", "must be at least 1");
+  if (m.default_priority < 1 || m.default_priority > m.priority_levels) {
+    r.fail("default_priority", "must be within 1..priority_levels");
+  }
   return r.finish();
 }
 
@@ -124,6 +156,12 @@ Status parse_config(std::string_view toml_text, Config& out) {
   }
   if (const auto* log = r.table("log")) {
     if (auto s = read_log(*log, out.log); !s.ok()) return s;
+  }
+  if (const auto* compute = r.table("compute")) {
+    TableReader c(*compute, "compute.");
+    c.integer("threads", out.compute.threads);
+    if (out.compute.threads < 1) c.fail("threads", "must be at least 1");
+    if (auto s = c.finish(); !s.ok()) return s;
   }
   if (const auto* models = r.table("models")) {
     out.models.clear();
@@ -163,11 +201,23 @@ std::string to_toml(const Config& c) {
   };
   toml::table models;
   for (const auto& m : c.models) {
+    toml::array preferred;
+    for (int size : m.preferred_batch_sizes) preferred.push_back(size);
     models.insert(m.name, toml::table{{"kind", m.kind},
+                                      {"weights", m.weights},
                                       {"version", m.version},
-                                      {"max_batch_size", m.max_batch_size}});
+                                      {"max_batch_size", m.max_batch_size},
+                                      {"max_queue_delay_us", m.max_queue_delay_us},
+                                      {"preferred_batch_sizes", preferred},
+                                      {"max_queue_size", static_cast<std::int64_t>(m.max_queue_size)},
+                                      {"default_timeout_us", m.default_timeout_us},
+                                      {"priority_levels", m.priority_levels},
+                                      {"default_priority", m.default_priority}});
   }
-  toml::table root{{"server", server}, {"log", toml::table{{"level", c.log.level}}}, {"models", models}};
+  toml::table root{{"server", server},
+                   {"log", toml::table{{"level", c.log.level}}},
+                   {"compute", toml::table{{"threads", c.compute.threads}}},
+                   {"models", models}};
   std::ostringstream out;
   out << root;
   return out.str();

@@ -12,4 +12,18 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   }
 }
 
+void Tensor::resize(DType dtype, Shape shape) {
+  dtype_ = dtype;
+  shape_ = std::move(shape);
+  const auto count = static_cast<std::size_t>(element_count(shape_));
+  assert(element_count(shape_) >= 0);
+  if (dtype_ == DType::Bytes) {
+    data_.clear();
+    strings_.resize(count);
+  } else {
+    strings_.clear();
+    data_.resize(count * element_size(dtype_));
+  }
+}
+
 }  // namespace coinfer

@@ -14,12 +14,12 @@ IdentityModel::IdentityModel(std::string name, std::string version, int max_batc
   metadata_.outputs = {{"OUTPUT0", DType::FP32, {-1, -1}}, {"OUTPUT1", DType::FP32, {-1}}};
 }
 
-Status IdentityModel::forward(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
-  const Tensor& in = inputs[0];
-  const auto rows = in.shape()[0];
-  const auto cols = in.shape()[1];
-  outputs[0] = Tensor(DType::FP32, in.shape());
-  outputs[1] = Tensor(DType::FP32, {rows});
+Status IdentityModel::forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) {
+  const ConstTensorView& in = inputs[0];
+  const auto rows = in.shape[0];
+  const auto cols = in.shape[1];
+  outputs[0].resize(DType::FP32, in.shape);
+  outputs[1].resize(DType::FP32, {rows});
   const auto x = in.values<float>();
   std::ranges::copy(x, outputs[0].values<float>().begin());
   auto sums = outputs[1].values<float>();

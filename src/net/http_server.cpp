@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
@@ -77,6 +78,7 @@ struct HttpServer::State : std::enable_shared_from_this<State> {
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> session(std::shared_ptr<Connection> connection);
   asio::awaitable<void> reject(tcp::socket socket);
+  asio::awaitable<void> watch_disconnect(Connection& c, beast::flat_buffer& buffer);
   asio::awaitable<void> write_error(Connection& c, http::status status, std::string_view message,
                                     unsigned version);
   void dispatch(HttpRequest& request, HttpResponse& response, const Handler*& async_handler);
@@ -114,6 +116,19 @@ asio::awaitable<void> HttpServer::State::accept_loop() {
       asio::co_spawn(ex, reject(std::move(socket)), asio::detached);
     }
   }
+}
+
+// Runs beside a suspended handler: returns when the peer closes the connection, which cancels
+// the handler (a queued request is then dropped before compute). Bytes of a pipelined next
+// request are kept in `buffer` for the session loop.
+asio::awaitable<void> HttpServer::State::watch_disconnect(Connection& c,
+                                                          beast::flat_buffer& buffer) {
+  c.stream.expires_never();
+  auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), use_tuple);
+  if (ec) co_return;
+  buffer.commit(n);
+  asio::steady_timer until_cancelled(c.stream.get_executor(), asio::steady_timer::time_point::max());
+  co_await until_cancelled.async_wait(use_tuple);
 }
 
 // Over max_connections: answer 503 at once and close, without reading anything.
@@ -177,6 +192,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
   HttpRequest request;
   request.headers.reserve(16);
   const auto read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
+  asio::steady_timer read_watchdog(c.stream.get_executor());
 
   for (;;) {
     // Idle: wait for the first bytes of the next request. Only here may stop() close us.
@@ -193,18 +209,38 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     http::request_parser<http::string_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(config.max_header_bytes));
     parser.body_limit(config.max_body_bytes);
-    c.stream.expires_after(read_timeout);
+    // The whole request must arrive within read_timeout_ms. A watchdog cancels the read
+    // rather than closing the socket (as tcp_stream's own timeout would), so 408 can be sent.
+    bool timed_out = false;
+    c.stream.expires_never();
+    read_watchdog.expires_after(read_timeout);
+    read_watchdog.async_wait([&timed_out, &c](beast::error_code ec) {
+      if (ec) return;  // the request arrived in time; the frame may be gone, touch nothing
+      timed_out = true;
+      c.stream.socket().cancel();
+    });
     auto [hec, hn] = co_await http::async_read_header(c.stream, buffer, parser, use_tuple);
+    if (timed_out) {
+      co_await write_error(c, http::status::request_timeout,
+                           "request not received within read_timeout_ms", 11);
+      break;
+    }
     if (hec == http::error::header_limit) {
+      read_watchdog.cancel();
       co_await write_error(c, http::status::request_header_fields_too_large,
                            "request headers exceed max_header_bytes (" +
                                std::to_string(config.max_header_bytes) + ")",
                            11);
       break;
     }
-    if (hec == beast::error::timeout) {
-      co_await write_error(c, http::status::request_timeout,
-                           "request not received within read_timeout_ms", 11);
+    if (hec == http::error::body_limit) {  // Content-Length already over the limit
+      read_watchdog.cancel();
+      co_await write_error(c, http::status::payload_too_large,
+                           "request body of " +
+                               std::to_string(parser.content_length().value_or(0)) +
+                               " bytes exceeds max_body_bytes (" +
+                               std::to_string(config.max_body_bytes) + ")",
+                           11);
       break;
     }
     if (hec == http::error::end_of_stream || hec == asio::error::eof ||
@@ -212,33 +248,27 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
       break;
     }
     if (hec) {
+      read_watchdog.cancel();
       co_await write_error(c, http::status::bad_request, "malformed request: " + hec.message(),
                            11);
       break;
     }
     const unsigned version = parser.get().version();
-    if (auto length = parser.content_length(); length && *length > config.max_body_bytes) {
-      co_await write_error(c, http::status::payload_too_large,
-                           "request body of " + std::to_string(*length) +
-                               " bytes exceeds max_body_bytes (" +
-                               std::to_string(config.max_body_bytes) + ")",
-                           version);
-      break;
-    }
     body_storage.clear();
     body_storage.reserve(parser.content_length().value_or(0) + kBodyPadding);
     parser.get().body().swap(body_storage);
     auto [bec, bn] = co_await http::async_read(c.stream, buffer, parser, use_tuple);
+    read_watchdog.cancel();
+    if (timed_out) {
+      co_await write_error(c, http::status::request_timeout,
+                           "request body not received within read_timeout_ms", version);
+      break;
+    }
     if (bec == http::error::body_limit) {
       co_await write_error(c, http::status::payload_too_large,
                            "request body exceeds max_body_bytes (" +
                                std::to_string(config.max_body_bytes) + ")",
                            version);
-      break;
-    }
-    if (bec == beast::error::timeout) {
-      co_await write_error(c, http::status::request_timeout,
-                           "request body not received within read_timeout_ms", version);
       break;
     }
     if (bec == http::error::partial_message || bec == http::error::end_of_stream) {
@@ -272,9 +302,15 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
 
     response.reset();
     const Handler* async_handler = nullptr;
+    bool peer_gone = false;
     try {
       dispatch(request, response, async_handler);
-      if (async_handler) co_await std::get<AsyncHandler>(*async_handler)(request, response);
+      if (async_handler) {
+        using namespace asio::experimental::awaitable_operators;
+        auto winner = co_await (std::get<AsyncHandler>(*async_handler)(request, response) ||
+                                watch_disconnect(c, buffer));
+        peer_gone = winner.index() == 1;
+      }
     } catch (const std::exception& e) {
       spdlog::error("handler for {} {} threw: {}", to_string(request.method), request.path,
                     e.what());
@@ -282,6 +318,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
       response.error(500, std::string("internal error: ") + e.what());
     }
 
+    if (peer_gone) break;
     const bool keep_alive = req.keep_alive() && !c.stopping;
     http::response<http::string_body> res{static_cast<http::status>(response.status), version};
     res.set(http::field::server, "coinfer");

@@ -2,6 +2,10 @@
 
 #include <simdjson.h>
 
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <cstring>
+
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
 #include "coinfer/protocol/json_writer.hpp"
@@ -9,6 +13,7 @@
 namespace coinfer {
 namespace {
 
+namespace asio = boost::asio;
 using net::HttpRequest;
 using net::HttpResponse;
 using net::Method;
@@ -30,9 +35,8 @@ bool is_json(std::string_view content_type) {
   return lowered.empty() || lowered == "application/json";
 }
 
-ModelRepository::Entry* find_model(const ModelRepository& repo, const HttpRequest& req,
-                                   HttpResponse& res) {
-  ModelRepository::Entry* entry = nullptr;
+Endpoint* find_model(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  Endpoint* entry = nullptr;
   if (auto status = repo.find(req.param("model"), req.param("version"), entry); !status.ok()) {
     fail(res, status);
     return nullptr;
@@ -47,14 +51,15 @@ void model_metadata(const ModelRepository& repo, const HttpRequest& req, HttpRes
 void model_ready(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   auto* entry = find_model(repo, req, res);
   if (!entry) return;
-  const bool ready = entry->state == ModelState::ready;
+  const bool ready = entry->state() == ModelState::ready;
   res.status = ready ? 200 : 503;
   res.body += "{\"name\":";
-  append_json_string(res.body, entry->metadata().name);
+  json_append_string(res.body, entry->metadata().name);
   res.body += ready ? ",\"ready\":true}" : ",\"ready\":false}";
 }
 
-void infer(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
+                            HttpResponse& res) {
   // simdjson's parser keeps its buffers between documents; one per I/O thread, used only
   // between two suspension points, so no request ever shares it with another.
   thread_local OipDecoder decoder;
@@ -62,34 +67,54 @@ void infer(const ModelRepository& repo, const HttpRequest& req, HttpResponse& re
   if (!is_json(req.header("Content-Type"))) {
     res.error(415, "Content-Type must be application/json, got '" +
                        std::string(req.header("Content-Type")) + "'");
-    return;
+    co_return;
   }
   if (!req.header("Inference-Header-Content-Length").empty()) {
     res.error(400, "binary tensor data extension is not supported; send JSON data");
-    return;
+    co_return;
   }
-  auto* entry = find_model(repo, req, res);
-  if (!entry) return;
-  if (entry->state != ModelState::ready) {
-    fail(res, Status(Errc::unavailable, "model '" + entry->metadata().name + "' is not ready"));
-    return;
-  }
-  const ModelMetadata& meta = entry->metadata();
+  Endpoint* endpoint = find_model(repo, req, res);
+  if (!endpoint) co_return;
+  const auto started = std::chrono::steady_clock::now();
+  ModelMetrics& metrics = endpoint->metrics();
+  const ModelMetadata& meta = endpoint->metadata();
+  Status status;
   InferRequest request;
-  if (auto status = decoder.decode_infer(req.body, req.body_capacity, meta, request); !status) {
+  BatchTicket ticket;  // the request's rows in a staging buffer, then its outputs
+  BatchInputSink sink(endpoint->batcher(), ticket);
+  if (endpoint->state() != ModelState::ready) {
+    status = Status(Errc::unavailable, "model '" + meta.name + "' is not ready");
+  } else {
+    status = decoder.decode_infer(req.body, req.body_capacity, meta, request);
+    if (status.ok()) {
+      std::vector<Shape> shapes;
+      for (const auto& t : request.inputs) shapes.push_back(t.shape());
+      std::vector<std::span<std::byte>> rows(shapes.size());
+      status = sink.allocate(shapes, request.parameters, rows);
+      for (std::size_t i = 0; status.ok() && i < rows.size(); ++i) {
+        std::memcpy(rows[i].data(), request.inputs[i].bytes().data(), rows[i].size());
+      }
+    }
+  }
+  if (status.ok()) {
+    status = co_await endpoint->batcher().async_submit(ticket, sink.options(),
+                                                       asio::use_awaitable);
+  }
+  if (!status.ok()) {
+    metrics.request_failure.add();
     fail(res, status);
-    return;
+    co_return;
   }
   InferResponse response;
   response.model_name = meta.name;
   response.model_version = meta.version;
   response.id = std::move(request.id);
-  response.outputs.resize(meta.outputs.size());
-  if (auto status = entry->model->forward(request.inputs, response.outputs); !status) {
-    fail(res, status);
-    return;
-  }
+  response.outputs = std::move(ticket.outputs());
   encode_infer_response(response, meta.outputs, request.requested_outputs, res.body);
+  metrics.request_success.add();
+  metrics.request_duration_us.observe(
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
+          .count());
 }
 
 // Body: optional {"ready": bool}; true lists only models that are ready.
@@ -116,17 +141,17 @@ void repository_index(const ModelRepository& repo, const HttpRequest& req, HttpR
   }
   res.body += '[';
   bool first = true;
-  for (const auto& entry : repo.entries()) {
-    const ModelState state = entry->state;
+  for (const auto& entry : repo.endpoints()) {
+    const ModelState state = entry->state();
     if (ready_only && state != ModelState::ready) continue;
     if (!first) res.body += ',';
     first = false;
     res.body += "{\"name\":";
-    append_json_string(res.body, entry->metadata().name);
+    json_append_string(res.body, entry->metadata().name);
     res.body += ",\"version\":";
-    append_json_string(res.body, entry->metadata().version);
+    json_append_string(res.body, entry->metadata().version);
     res.body += ",\"state\":";
-    append_json_string(res.body, to_string(state));
+    json_append_string(res.body, to_string(state));
     res.body += '}';
   }
   res.body += ']';
@@ -154,10 +179,19 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     router.add(Method::get, prefix + "/ready", [repo](const HttpRequest& req, HttpResponse& res) {
       model_ready(*repo, req, res);
     });
-    router.add(Method::post, prefix + "/infer", [repo](const HttpRequest& req, HttpResponse& res) {
-      infer(*repo, req, res);
-    });
+    router.add(Method::post, prefix + "/infer",
+               net::AsyncHandler([repo](const HttpRequest& req, HttpResponse& res) {
+                 return infer(*repo, req, res);
+               }));
   }
+  router.add(Method::get, "/metrics", [repo](const HttpRequest&, HttpResponse& res) {
+    std::vector<NamedModelMetrics> models;
+    for (const auto& e : repo->endpoints()) {
+      models.push_back({e->metadata().name, e->metadata().version, &e->metrics()});
+    }
+    res.content_type = "text/plain; version=0.0.4";
+    render_prometheus(models, res.body);
+  });
   router.add(Method::post, "/v2/repository/index", [repo](const HttpRequest& req, HttpResponse& res) {
     repository_index(*repo, req, res);
   });

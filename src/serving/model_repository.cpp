@@ -15,38 +15,23 @@ bool version_less(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::string_view to_string(ModelState state) noexcept {
-  switch (state) {
-    case ModelState::loading:
-      return "LOADING";
-    case ModelState::ready:
-      return "READY";
-    case ModelState::unavailable:
-      return "UNAVAILABLE";
-  }
-  return "UNAVAILABLE";
-}
-
-Status ModelRepository::add(std::shared_ptr<Model> model) {
-  const auto& meta = model->metadata();
-  for (const auto& e : entries_) {
+Status ModelRepository::add(std::unique_ptr<Endpoint> endpoint) {
+  const auto& meta = endpoint->metadata();
+  for (const auto& e : endpoints_) {
     if (e->metadata().name == meta.name && e->metadata().version == meta.version) {
       return Status::invalid("model '" + meta.name + "' version '" + meta.version +
                              "' is already in the repository");
     }
   }
-  auto entry = std::make_unique<Entry>();
-  entry->model = std::move(model);
-  entry->state = ModelState::ready;
-  entries_.push_back(std::move(entry));
+  endpoints_.push_back(std::move(endpoint));
   return {};
 }
 
 Status ModelRepository::find(std::string_view name, std::string_view version,
-                             Entry*& out) const {
+                             Endpoint*& out) const {
   out = nullptr;
   bool known = false;
-  for (const auto& e : entries_) {
+  for (const auto& e : endpoints_) {
     if (e->metadata().name != name) continue;
     known = true;
     if (!version.empty()) {
@@ -65,8 +50,8 @@ Status ModelRepository::find(std::string_view name, std::string_view version,
 }
 
 bool ModelRepository::all_ready() const noexcept {
-  for (const auto& e : entries_) {
-    if (e->state != ModelState::ready) return false;
+  for (const auto& e : endpoints_) {
+    if (e->state() != ModelState::ready) return false;
   }
   return true;
 }

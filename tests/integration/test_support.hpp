@@ -12,6 +12,7 @@
 #include "coinfer/models/identity_model.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
+#include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/model_repository.hpp"
 
 namespace coinfer::test {
@@ -28,11 +29,14 @@ inline ServerConfig test_config() {
   return config;
 }
 
-// The real server with the identity model, its io_context run by one background thread.
+// The real server with the identity model, its io_context run by background threads.
 class TestServer {
  public:
-  explicit TestServer(ServerConfig config = test_config(), int io_threads = 1) {
-    (void)repository_.add(std::make_shared<IdentityModel>("identity", "1", 64));
+  explicit TestServer(ServerConfig config = test_config(), int io_threads = 1,
+                      BatchPolicy policy = {}) {
+    (void)repository_.add(std::make_unique<Endpoint>(
+        std::make_shared<IdentityModel>("identity", "1", policy.max_batch_size), io_.get_executor(),
+        executor_, policy));
     add_oip_routes(router_, repository_);
     server_ = std::make_unique<net::HttpServer>(io_.get_executor(), config, router_);
     if (auto status = server_->listen(); !status.ok()) throw std::runtime_error(status.message());
@@ -45,6 +49,7 @@ class TestServer {
   }
   std::uint16_t port() const { return server_->port(); }
   net::HttpServer& server() { return *server_; }
+  ModelRepository& repository() { return repository_; }
   // Waits (bounded) until the io_context has run out of work after stop().
   bool wait_stopped(std::chrono::milliseconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -58,6 +63,7 @@ class TestServer {
  private:
   asio::io_context io_;
   ModelRepository repository_;
+  CpuExecutor executor_{1};  // joins before the endpoints it runs are destroyed
   net::Router router_;
   std::unique_ptr<net::HttpServer> server_;
   std::vector<std::thread> threads_;
@@ -96,7 +102,7 @@ class Client {
   Reply receive() {
     http::response<http::string_body> res;
     http::read(socket_, buffer_, res);
-    return {res.result_int(), res.body(), res.base(), res.keep_alive()};
+    return {static_cast<int>(res.result_int()), res.body(), res.base(), res.keep_alive()};
   }
   tcp::socket& socket() { return socket_; }
 

@@ -31,14 +31,28 @@ struct LogConfig {
 // [models.NAME]: one served model.
 struct ModelConfig {
   std::string name;
-  std::string kind;  // which Model class: "identity", ...
+  std::string kind;     // which Model class: "identity", "mlp", ...
+  std::string weights;  // weights file (safetensors) for kinds that need one; relative to the cwd
   std::string version = "1";
+  // Dynamic batching (see BatchPolicy): max_batch_size = 1 turns batching off.
   int max_batch_size = 64;
+  std::uint32_t max_queue_delay_us = 2000;
+  std::vector<int> preferred_batch_sizes;
+  std::size_t max_queue_size = 1024;
+  std::uint32_t default_timeout_us = 0;  // 0: no limit on time in the queue
+  int priority_levels = 1;
+  int default_priority = 1;
+};
+
+// [compute]: the CPU executor's pool, separate from the I/O threads.
+struct ComputeConfig {
+  int threads = 1;  // oneDNN is told the same number
 };
 
 struct Config {
   ServerConfig server;
   LogConfig log;
+  ComputeConfig compute;
   std::vector<ModelConfig> models;
 };
 

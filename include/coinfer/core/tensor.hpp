@@ -8,6 +8,7 @@
 
 #include "coinfer/core/dtype.hpp"
 #include "coinfer/core/shape.hpp"
+#include "coinfer/core/tensor_view.hpp"
 
 namespace coinfer {
 
@@ -38,6 +39,13 @@ class Tensor {
     assert(dtype_of<std::remove_const_t<T>>() == dtype_);
     return {reinterpret_cast<const T*>(data_.data()), data_.size() / sizeof(T)};
   }
+
+  TensorView view() noexcept { return {dtype_, shape_, data_.data()}; }
+  ConstTensorView view() const noexcept { return {dtype_, shape_, data_.data()}; }
+
+  // Re-types and reshapes in place, reusing the storage's capacity: once a tensor has held
+  // as many bytes, this allocates nothing (outputs reused batch after batch).
+  void resize(DType dtype, Shape shape);
 
   std::vector<std::string>& strings() noexcept { return strings_; }
   const std::vector<std::string>& strings() const noexcept { return strings_; }

@@ -9,7 +9,8 @@
 namespace coinfer {
 
 // Builds the model a [models.NAME] config section names by its `kind`.
-// Kinds: "identity" (IdentityModel). Unknown kinds are an error naming the section.
+// Kinds: "identity" (IdentityModel), "mlp" (Mlp, loaded from `weights`). Unknown kinds are an
+// error naming the section.
 Status make_builtin_model(const ModelConfig& config, std::shared_ptr<Model>& out);
 
 }  // namespace coinfer

@@ -8,6 +8,7 @@
 #include "coinfer/core/shape.hpp"
 #include "coinfer/core/status.hpp"
 #include "coinfer/core/tensor.hpp"
+#include "coinfer/core/tensor_view.hpp"
 
 namespace coinfer {
 
@@ -28,14 +29,19 @@ struct ModelMetadata {
   std::vector<TensorSpec> outputs;
 };
 
-// A hand-written model. forward() runs one batch: `inputs` in metadata order (already
-// validated against the metadata), `outputs` in metadata order, to be shaped and filled.
-// It may run on a compute thread; it must not block on I/O.
+// A hand-written model. forward() runs one batch:
+// - `inputs`: one view per metadata input, in metadata order, already validated against the
+//   metadata; the first dimension is the batch (when max_batch_size > 0). They usually point
+//   into a batcher's staging buffer.
+// - `outputs`: one tensor per metadata output, in metadata order, reused from batch to batch:
+//   forward() sizes each with Tensor::resize (which keeps capacity) and fills it.
+// forward() runs on a compute thread, never concurrently on one instance, and must not block
+// on I/O. Scratch memory is allocated at load for max_batch_size, not per call.
 class Model {
  public:
   virtual ~Model() = default;
   virtual const ModelMetadata& metadata() const noexcept = 0;
-  virtual Status forward(std::span<const Tensor> inputs, std::span<Tensor> outputs) = 0;
+  virtual Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) = 0;
 };
 
 }  // namespace coinfer

@@ -6,6 +6,7 @@
 #include <coinfer/models/identity_model.hpp>
 #include <coinfer/net/http_server.hpp>
 #include <coinfer/protocol/oip_routes.hpp>
+#include <coinfer/runtime/cpu_executor.hpp>
 #include <cstdio>
 
 namespace asio = boost::asio;
@@ -27,7 +28,10 @@ asio::awaitable<int> get(std::uint16_t port, const char* target, std::string& bo
 int main() {
   asio::io_context io;
   coinfer::ModelRepository repository;
-  (void)repository.add(std::make_shared<coinfer::IdentityModel>("identity", "1", 8));
+  coinfer::CpuExecutor executor(1);
+  (void)repository.add(std::make_unique<coinfer::Endpoint>(
+      std::make_shared<coinfer::IdentityModel>("identity", "1", 8), io.get_executor(), executor,
+      coinfer::BatchPolicy{}));
   coinfer::net::Router router;
   coinfer::add_oip_routes(router, repository);
   router.add(coinfer::net::Method::get, "/hello",

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <vector>
+
+namespace coinfer {
+
+// When a DynamicBatcher forms a batch and how much it queues. Per model, from config.
+struct BatchPolicy {
+  int max_batch_size = 64;  // rows per batch; 1 turns batching off
+  // A batch is formed once the oldest queued request has waited this long, even if small.
+  std::chrono::microseconds max_queue_delay{2000};
+  // Sizes at which a batch is formed at once, without waiting for max_queue_delay.
+  std::vector<int> preferred_batch_sizes;
+  std::size_t max_queue_size = 1024;  // queued requests; more are rejected at once (503)
+  // Longest a request may wait in the queue (0: no limit); a request may ask for less with the
+  // OIP parameter "timeout" (µs), never more. Expired while queued: 504, never computed.
+  std::chrono::microseconds default_timeout{0};
+  // Priorities 1 (highest) .. priority_levels; OIP parameter "priority"; FIFO within a level.
+  int priority_levels = 1;
+  int default_priority = 1;
+};
+
+}  // namespace coinfer

@@ -1,0 +1,158 @@
+#pragma once
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "coinfer/batching/batch_policy.hpp"
+#include "coinfer/batching/staging_buffer.hpp"
+#include "coinfer/core/status.hpp"
+#include "coinfer/models/model.hpp"
+#include "coinfer/runtime/executor.hpp"
+
+namespace coinfer {
+
+class DynamicBatcher;
+struct ModelMetrics;
+
+// One request's place in a DynamicBatcher: its rows in a staging buffer, then its outputs.
+// Lives in the awaiting coroutine's frame; the completion handler is stored here, so a queued
+// request costs no allocation of its own (no channel, no promise).
+class BatchTicket {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  BatchTicket() = default;
+  BatchTicket(const BatchTicket&) = delete;
+  BatchTicket& operator=(const BatchTicket&) = delete;
+  ~BatchTicket();  // gives back rows that were reserved but never submitted
+
+  // After reserve(): where to write input i (rows × row bytes), valid until submit.
+  std::span<std::byte> input(std::size_t i);
+  // After a successful completion: one tensor per model output, holding this request's rows.
+  std::vector<Tensor>& outputs() noexcept { return outputs_; }
+  int rows() const noexcept { return rows_; }
+  clock::duration queue_time() const noexcept { return started_ - enqueued_; }
+  clock::duration compute_time() const noexcept { return finished_ - started_; }
+
+ private:
+  friend class DynamicBatcher;
+  enum class State { empty, reserved, queued, computing, done };
+
+  DynamicBatcher* batcher_ = nullptr;
+  StagingBuffer* buffer_ = nullptr;
+  State state_ = State::empty;
+  int row_ = 0;   // first row in buffer_
+  int rows_ = 0;  // the request's batch dimension
+  std::size_t index_ = 0;  // position in buffer_->tickets
+  clock::time_point enqueued_, deadline_ = clock::time_point::max(), started_, finished_;
+  boost::asio::any_completion_handler<void(Status)> handler_;
+  boost::asio::any_io_executor handler_executor_;  // where handler_ runs; counts as work
+  std::vector<Tensor> outputs_;
+};
+
+// Per-request options, from the OIP parameters "priority" and "timeout" (µs).
+struct SubmitOptions {
+  int priority = 0;                        // 0: the policy's default
+  std::chrono::microseconds timeout{0};    // 0: the policy's default; never longer than it
+};
+
+// Turns concurrent requests into batched forward passes.
+//
+// A request first reserves rows in a staging buffer (reserve), its decoder writes the input
+// elements straight into them, then it awaits async_submit. A batch is formed when the
+// executor can take one and (a) a buffer holds max_batch_size rows, (b) it holds a preferred
+// batch size, or (c) its oldest request has waited max_queue_delay. A timer on the oldest
+// request's delay and arrivals drive this; nothing polls. While a batch computes, further
+// requests fill other buffers (at least two), so batch N+1 fills while N computes.
+// Completions are delivered on each request's own executor.
+class DynamicBatcher {
+ public:
+  DynamicBatcher(boost::asio::any_io_executor io, Executor& executor, Model& model,
+                 BatchPolicy policy, ModelMetrics* metrics = nullptr);
+  ~DynamicBatcher();
+  DynamicBatcher(const DynamicBatcher&) = delete;
+  DynamicBatcher& operator=(const DynamicBatcher&) = delete;
+
+  const BatchPolicy& policy() const noexcept { return policy_; }
+
+  // Reserves rows for a request whose inputs have these shapes (batch dimension first; all
+  // inputs agree on it), at this priority. 503 (unavailable) when the queue is full, 400 when
+  // the batch dimension exceeds max_batch_size or the priority is out of range.
+  Status reserve(std::span<const Shape> input_shapes, const SubmitOptions& options,
+                 BatchTicket& ticket);
+
+  // Queues a reserved ticket. Completes with ok (outputs filled), deadline_exceeded (expired
+  // in the queue, never computed), cancelled (the handler's cancellation slot fired while
+  // queued), or the model's error.
+  template <class CompletionToken>
+  auto async_submit(BatchTicket& ticket, const SubmitOptions& options, CompletionToken&& token) {
+    return boost::asio::async_initiate<CompletionToken, void(Status)>(
+        [this, &ticket, options](auto handler) {
+          auto slot = boost::asio::get_associated_cancellation_slot(handler);
+          if (slot.is_connected()) {
+            slot.assign([this, &ticket](boost::asio::cancellation_type) { cancel(ticket); });
+          }
+          // Tracked: the caller's io_context keeps running while its request is queued.
+          ticket.handler_executor_ = boost::asio::prefer(
+              boost::asio::get_associated_executor(handler, strand_.get_inner_executor()),
+              boost::asio::execution::outstanding_work.tracked);
+          // Constructed, then swapped in: Boost 1.81's move assignment of
+          // any_completion_handler wraps the source in itself and recurses.
+          boost::asio::any_completion_handler<void(Status)> erased(std::move(handler));
+          ticket.handler_.swap(erased);
+          enqueue(ticket, options);
+        },
+        token);
+  }
+
+  // Queued requests (not yet computing).
+  std::size_t queue_depth() const;
+
+ private:
+  friend class BatchTicket;
+  using clock = BatchTicket::clock;
+
+  StagingBuffer* place(std::span<const Shape> input_shapes, int priority, int rows);
+  void enqueue(BatchTicket& ticket, const SubmitOptions& options);
+  void cancel(BatchTicket& ticket);
+  void release(BatchTicket& ticket);  // reserved, never submitted
+
+  // All below run with mutex_ held.
+  void remove_locked(BatchTicket& ticket);
+  void expire_locked(clock::time_point now);
+  void maybe_flush_locked();
+  StagingBuffer* pick_ready_locked(clock::time_point now, clock::time_point& next_wake);
+  void compact_locked(StagingBuffer& buffer);
+  void arm_timer_locked(clock::time_point wake);
+  void complete(BatchTicket& ticket, Status status);  // without the lock
+
+  void run_batch(StagingBuffer& buffer);
+  void on_timer();
+
+  Executor& executor_;
+  Model& model_;
+  const BatchPolicy policy_;
+  ModelMetrics* metrics_;
+
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<StagingBuffer>> buffers_;
+  std::size_t queued_ = 0;  // requests reserved or queued, not computing
+  int in_flight_ = 0;       // batches computing
+  clock::time_point armed_for_ = clock::time_point::max();
+
+  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  boost::asio::steady_timer timer_;  // touched only on strand_
+};
+
+}  // namespace coinfer

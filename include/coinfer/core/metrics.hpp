@@ -1,0 +1,69 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace coinfer {
+
+// A monotonically increasing count, safe to bump from any thread.
+class Counter {
+ public:
+  void add(std::uint64_t n = 1) noexcept { value_.fetch_add(n, std::memory_order_relaxed); }
+  std::uint64_t value() const noexcept { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> value_{0};
+};
+
+// A cumulative histogram with fixed upper bounds, Prometheus style (the +Inf bucket implied).
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> upper_bounds);
+  void observe(double value) noexcept;
+
+  std::span<const double> bounds() const noexcept { return bounds_; }
+  // Count of observations <= bounds()[i] (not cumulative; the renderer accumulates).
+  std::uint64_t bucket(std::size_t i) const noexcept { return counts_[i].load(std::memory_order_relaxed); }
+  std::uint64_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+  double sum() const noexcept { return sum_.load(std::memory_order_relaxed); }
+
+ private:
+  std::vector<double> bounds_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> counts_;  // bounds_.size() + 1 (the +Inf)
+  std::atomic<std::uint64_t> count_{0};
+  std::atomic<double> sum_{0};
+};
+
+// Everything measured about one served model. Names follow Triton's metrics where one exists,
+// with the prefix coinfer_ (see docs/METRICS.md).
+struct ModelMetrics {
+  ModelMetrics();
+
+  Counter request_success;   // requests answered 200
+  Counter request_failure;   // requests answered with an error, any cause
+  Counter inference_count;   // rows computed (the batch dimensions summed)
+  Counter exec_count;        // batches computed: inference_count / exec_count = mean batch
+  Counter rejected;          // queue full: 503
+  Counter expired;           // timed out while queued: 504
+  Counter cancelled;         // client went away while queued
+  std::atomic<std::int64_t> queue_depth{0};
+  Histogram queue_duration_us;
+  Histogram compute_duration_us;
+  Histogram request_duration_us;
+  Histogram batch_size;
+};
+
+// Renders every model's metrics in the Prometheus text exposition format (version 0.0.4).
+struct NamedModelMetrics {
+  std::string model;
+  std::string version;
+  const ModelMetrics* metrics;
+};
+void render_prometheus(std::span<const NamedModelMetrics> models, std::string& out);
+
+}  // namespace coinfer

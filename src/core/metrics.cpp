@@ -1,0 +1,161 @@
+#include "coinfer/core/metrics.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+namespace coinfer {
+namespace {
+
+std::vector<double> exponential(double first, double factor, int count) {
+  std::vector<double> bounds;
+  for (double b = first; count-- > 0; b *= factor) bounds.push_back(b);
+  return bounds;
+}
+
+void append_number(std::string& out, double value) {
+  char buffer[32];
+  out.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+}
+
+void append_labels(std::string& out, const NamedModelMetrics& m, std::string_view extra = {}) {
+  out += "{model=\"";
+  out += m.model;  // model names come from config keys: no quotes or newlines
+  out += "\",version=\"";
+  out += m.version;
+  out += '"';
+  if (!extra.empty()) {
+    out += ',';
+    out += extra;
+  }
+  out += '}';
+}
+
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+}
+
+}  // namespace
+
+Histogram::Histogram(std::vector<double> upper_bounds)
+    : bounds_(std::move(upper_bounds)),
+      counts_(new std::atomic<std::uint64_t>[bounds_.size() + 1]) {
+  for (std::size_t i = 0; i <= bounds_.size(); ++i) counts_[i] = 0;
+}
+
+void Histogram::observe(double value) noexcept {
+  const auto at = std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin();
+  counts_[static_cast<std::size_t>(at)].fetch_add(1, std::memory_order_relaxed);
+  count_.fetch_add(1, std::memory_order_relaxed);
+  double sum = sum_.load(std::memory_order_relaxed);
+  while (!sum_.compare_exchange_weak(sum, sum + value, std::memory_order_relaxed)) {
+  }
+}
+
+ModelMetrics::ModelMetrics()
+    : queue_duration_us(exponential(10, 2, 20)),     // 10 µs .. ~5 s
+      compute_duration_us(exponential(10, 2, 20)),
+      request_duration_us(exponential(10, 2, 20)),
+      batch_size(exponential(1, 2, 11)) {}           // 1 .. 1024
+
+void render_prometheus(std::span<const NamedModelMetrics> models, std::string& out) {
+  struct CounterMetric {
+    const char* name;
+    const char* help;
+    const Counter ModelMetrics::*field;
+  };
+  static constexpr CounterMetric kCounters[] = {
+      {"coinfer_inference_request_success", "Number of successful inference requests",
+       &ModelMetrics::request_success},
+      {"coinfer_inference_request_failure", "Number of failed inference requests",
+       &ModelMetrics::request_failure},
+      {"coinfer_inference_count", "Number of inferences performed (batch rows summed)",
+       &ModelMetrics::inference_count},
+      {"coinfer_inference_exec_count", "Number of model executions (batches)",
+       &ModelMetrics::exec_count},
+      {"coinfer_inference_rejected", "Requests rejected because the queue was full",
+       &ModelMetrics::rejected},
+      {"coinfer_inference_expired", "Requests whose timeout passed while queued",
+       &ModelMetrics::expired},
+      {"coinfer_inference_cancelled", "Requests cancelled by the client while queued",
+       &ModelMetrics::cancelled},
+  };
+  for (const auto& c : kCounters) {
+    header(out, c.name, "counter", c.help);
+    for (const auto& m : models) {
+      out += c.name;
+      append_labels(out, m);
+      out += ' ';
+      append_number(out, static_cast<double>((m.metrics->*c.field).value()));
+      out += '\n';
+    }
+  }
+  header(out, "coinfer_inference_queue_depth", "gauge", "Requests waiting in the batcher's queue");
+  for (const auto& m : models) {
+    out += "coinfer_inference_queue_depth";
+    append_labels(out, m);
+    out += ' ';
+    append_number(out, static_cast<double>(m.metrics->queue_depth.load()));
+    out += '\n';
+  }
+
+  struct HistogramMetric {
+    const char* name;
+    const char* help;
+    const Histogram ModelMetrics::*field;
+  };
+  static constexpr HistogramMetric kHistograms[] = {
+      {"coinfer_inference_queue_duration_us", "Time requests waited in the queue (µs)",
+       &ModelMetrics::queue_duration_us},
+      {"coinfer_inference_compute_duration_us", "Time of the batch forward pass (µs)",
+       &ModelMetrics::compute_duration_us},
+      {"coinfer_inference_request_duration_us", "End-to-end request time in the server (µs)",
+       &ModelMetrics::request_duration_us},
+      {"coinfer_inference_batch_size", "Rows per executed batch", &ModelMetrics::batch_size},
+  };
+  for (const auto& h : kHistograms) {
+    header(out, h.name, "histogram", h.help);
+    for (const auto& m : models) {
+      const Histogram& hist = m.metrics->*h.field;
+      std::uint64_t cumulative = 0;
+      for (std::size_t i = 0; i <= hist.bounds().size(); ++i) {
+        cumulative += hist.bucket(i);
+        std::string le = "le=\"";
+        if (i < hist.bounds().size()) {
+          char buffer[32];
+          le.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, hist.bounds()[i]).ptr);
+        } else {
+          le += "+Inf";
+        }
+        le += '"';
+        out += h.name;
+        out += "_bucket";
+        append_labels(out, m, le);
+        out += ' ';
+        append_number(out, static_cast<double>(cumulative));
+        out += '\n';
+      }
+      out += h.name;
+      out += "_sum";
+      append_labels(out, m);
+      out += ' ';
+      append_number(out, hist.sum());
+      out += '\n';
+      out += h.name;
+      out += "_count";
+      append_labels(out, m);
+      out += ' ';
+      append_number(out, static_cast<double>(hist.count()));
+      out += '\n';
+    }
+  }
+}
+
+}  // namespace coinfer

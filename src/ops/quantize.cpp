@@ -1,0 +1,55 @@
+#include "coinfer/ops/quantize.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace coinfer {
+namespace {
+
+// One row of `cols` floats -> INT8 (plus `Offset`, stored as Q) and its scale. Written as plain
+// loops the compiler vectorizes (max-abs reduction, then scale-round-clamp).
+template <class Q, int Offset>
+void quantize_row(const float* a, int cols, Q* q, float* scale) noexcept {
+  float max_abs = 0.0f;
+  for (int c = 0; c < cols; ++c) max_abs = std::max(max_abs, std::fabs(a[c]));
+  if (!(max_abs > 0.0f)) {  // all zeros (or NaN): dequantizes to zeros
+    std::fill(q, q + cols, static_cast<Q>(Offset));
+    *scale = 0.0f;
+    return;
+  }
+  const float inv = 127.0f / max_abs;
+  for (int c = 0; c < cols; ++c) {
+    // Clamp before converting so that Inf/NaN inputs cannot make the conversion undefined.
+    const float v = std::clamp(std::nearbyint(a[c] * inv), -127.0f, 127.0f);
+    q[c] = static_cast<Q>(static_cast<int>(v == v ? v : 0.0f) + Offset);
+  }
+  *scale = max_abs / 127.0f;
+}
+
+template <class Q, int Offset>
+void quantize_rows(const float* a, int rows, int cols, Q* q, float* scales) noexcept {
+  for (int r = 0; r < rows; ++r) {
+    const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
+    quantize_row<Q, Offset>(a + offset, cols, q + offset, scales + r);
+  }
+}
+
+}  // namespace
+
+void quantize_weights_per_channel(const float* w, int n, int k, std::int8_t* q,
+                                  float* scales) noexcept {
+  quantize_rows<std::int8_t, 0>(w, n, k, q, scales);
+}
+
+void quantize_activations_per_row(const float* x, int m, int k, std::int8_t* q,
+                                  float* scales) noexcept {
+  quantize_rows<std::int8_t, 0>(x, m, k, q, scales);
+}
+
+void quantize_activations_per_row_u8(const float* x, int m, int k, std::uint8_t* q,
+                                     float* scales) noexcept {
+  quantize_rows<std::uint8_t, 128>(x, m, k, q, scales);
+}
+
+}  // namespace coinfer

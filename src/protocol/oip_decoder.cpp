@@ -1,0 +1,753 @@
+#include "coinfer/protocol/oip_decoder.hpp"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+#include "coinfer/core/half.hpp"
+
+namespace coinfer {
+
+static_assert(kJsonPadding == simdjson::SIMDJSON_PADDING);
+
+namespace od = simdjson::ondemand;
+
+struct OipDecoder::Parser {
+  od::parser json;
+  // Slow path only: a copy of a body that came without kJsonPadding readable bytes after it.
+  std::vector<char> padded_copy;
+  // For each model input, the request index that supplied it (-1: none yet).
+  std::vector<std::int64_t> supplied_by;
+};
+
+namespace {
+
+// Beyond this a shape is rejected before anything is allocated. The body bound below is
+// usually tighter; this one keeps element_count arithmetic far from overflow.
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+// Nesting of "data" arrays (and of ignored values); deeper than any real tensor rank, shallow
+// enough for the stack.
+constexpr int kMaxDataDepth = 64;
+
+// ---- error messages (built only on failure) ------------------------------------------------
+
+std::string_view type_name(od::json_type type) {
+  switch (type) {
+    case od::json_type::array:
+      return "array";
+    case od::json_type::object:
+      return "object";
+    case od::json_type::number:
+      return "number";
+    case od::json_type::string:
+      return "string";
+    case od::json_type::boolean:
+      return "boolean";
+    case od::json_type::null:
+      return "null";
+  }
+  return "invalid value";
+}
+
+Status json_error(simdjson::error_code error) {
+  return Status::invalid(std::string("invalid JSON: ") + simdjson::error_message(error));
+}
+
+std::string indexed(std::string_view base, std::size_t index) {
+  std::string path(base);
+  path += '[';
+  path += std::to_string(index);
+  path += ']';
+  return path;
+}
+
+std::string input_path(std::size_t input, std::string_view field = {}) {
+  std::string path = indexed("inputs", input);
+  if (!field.empty()) {
+    path += '.';
+    path += field;
+  }
+  return path;
+}
+
+// "<path>: expected an array, got object", or the JSON error if the value is not even that.
+Status wrong_type(std::string path, std::string_view expected, od::value& value) {
+  od::json_type type;
+  if (auto error = value.type().get(type)) return json_error(error);
+  return Status::invalid(std::move(path) + ": expected " + std::string(expected) + ", got " +
+                         std::string(type_name(type)));
+}
+
+std::string_view trimmed_token(od::value& value) {
+  std::string_view token = value.raw_json_token();
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\n' ||
+                            token.back() == '\r')) {
+    token.remove_suffix(1);
+  }
+  return token;
+}
+
+std::string format_double(double value) {
+  char buffer[32];
+  return {buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr};
+}
+
+// Walks a value the request does not use, so that malformed JSON under an unknown key is still
+// rejected (On Demand would otherwise skip it unchecked).
+Status skip_value(od::value& value, int depth = 0) {
+  if (depth > kMaxDataDepth) return json_error(simdjson::DEPTH_ERROR);
+  od::json_type type;
+  if (auto error = value.type().get(type)) return json_error(error);
+  switch (type) {
+    case od::json_type::array: {
+      od::array array;
+      if (auto error = value.get_array().get(array)) return json_error(error);
+      for (auto element : array) {
+        od::value v;
+        if (auto error = element.get(v)) return json_error(error);
+        if (Status status = skip_value(v, depth + 1); !status) return status;
+      }
+      return {};
+    }
+    case od::json_type::object: {
+      od::object object;
+      if (auto error = value.get_object().get(object)) return json_error(error);
+      for (auto field : object) {
+        std::string_view key;
+        if (auto error = field.unescaped_key().get(key)) return json_error(error);
+        od::value v;
+        if (auto error = field.value().get(v)) return json_error(error);
+        if (Status status = skip_value(v, depth + 1); !status) return status;
+      }
+      return {};
+    }
+    case od::json_type::number:
+      return value.get_double().error() ? json_error(simdjson::NUMBER_ERROR) : Status{};
+    case od::json_type::string:
+      if (auto error = value.get_string().error()) return json_error(error);
+      return {};
+    case od::json_type::boolean:
+      if (auto error = value.get_bool().error()) return json_error(error);
+      return {};
+    case od::json_type::null: {
+      bool is_null = false;
+      if (auto error = value.is_null().get(is_null)) return json_error(error);
+      return is_null ? Status{} : json_error(simdjson::N_ATOM_ERROR);
+    }
+  }
+  return json_error(simdjson::TAPE_ERROR);
+}
+
+// ---- element decoding ----------------------------------------------------------------------
+
+// How each datatype's elements are stored in Tensor::bytes() (or strings() for BYTES): Bool as
+// one byte 0/1, FP16 as binary16 bits.
+template <DType D>
+auto storage_type() {
+  if constexpr (D == DType::Bool || D == DType::UInt8) return std::uint8_t{};
+  if constexpr (D == DType::UInt16 || D == DType::FP16) return std::uint16_t{};
+  if constexpr (D == DType::UInt32) return std::uint32_t{};
+  if constexpr (D == DType::UInt64) return std::uint64_t{};
+  if constexpr (D == DType::Int8) return std::int8_t{};
+  if constexpr (D == DType::Int16) return std::int16_t{};
+  if constexpr (D == DType::Int32) return std::int32_t{};
+  if constexpr (D == DType::Int64) return std::int64_t{};
+  if constexpr (D == DType::FP32) return float{};
+  if constexpr (D == DType::FP64) return double{};
+  if constexpr (D == DType::Bytes) return std::string{};
+}
+template <DType D>
+using Storage = decltype(storage_type<D>());
+
+template <DType D>
+constexpr bool kIsInteger =
+    D == DType::UInt8 || D == DType::UInt16 || D == DType::UInt32 || D == DType::UInt64 ||
+    D == DType::Int8 || D == DType::Int16 || D == DType::Int32 || D == DType::Int64;
+
+// Magnitudes from these on round to infinity in the narrower type (halfway between its largest
+// finite value and the next power of two, where ties-to-even goes up).
+constexpr double kFloatOverflow = 0x1.ffffffp127;
+constexpr double kHalfOverflow = 65520.0;
+
+// What the fast path reports back besides simdjson's own errors.
+enum class Read { ok, mismatch, out_of_range };
+
+// Fast path for one element: one simdjson getter and a range check. On Read::mismatch the
+// value was not consumed (simdjson getters leave a value alone when its type does not fit), so
+// the caller can look at it again; on Read::out_of_range `number` holds its text.
+template <DType D>
+Read read_element(od::value& value, Storage<D>& out, std::string& number) {
+  using T = Storage<D>;
+  if constexpr (D == DType::Bool) {
+    bool b;
+    if (value.get_bool().get(b)) return Read::mismatch;
+    out = b ? 1 : 0;
+  } else if constexpr (D == DType::Bytes) {
+    std::string_view s;
+    if (value.get_string().get(s)) return Read::mismatch;
+    out.assign(s);
+  } else if constexpr (D == DType::UInt64) {
+    if (value.get_uint64().get(out)) return Read::mismatch;
+  } else if constexpr (kIsInteger<D>) {
+    std::int64_t x;
+    if (value.get_int64().get(x)) return Read::mismatch;
+    if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max()) {
+      number = std::to_string(x);
+      return Read::out_of_range;
+    }
+    out = static_cast<T>(x);
+  } else {  // FP16, FP32, FP64
+    double d;
+    if (value.get_double().get(d)) return Read::mismatch;
+    if constexpr (D == DType::FP64) {
+      out = d;
+    } else if constexpr (D == DType::FP32) {
+      if (std::fabs(d) >= kFloatOverflow) {
+        number = format_double(d);
+        return Read::out_of_range;
+      }
+      out = static_cast<float>(d);
+    } else {
+      if (std::fabs(d) >= kHalfOverflow) {
+        number = format_double(d);
+        return Read::out_of_range;
+      }
+      out = float_to_half(static_cast<float>(d));
+    }
+  }
+  return Read::ok;
+}
+
+// Decodes a (possibly nested) "data" array into `data[0, count)` in row-major order, counting
+// every element so that a count mismatch can say how many came.
+template <DType D>
+class DataDecoder {
+ public:
+  DataDecoder(Storage<D>* data, std::size_t count, std::size_t input)
+      : data_(data), count_(count), input_(input) {}
+
+  std::size_t decoded() const noexcept { return index_; }
+
+  Status decode(od::array& array, int depth) {
+    if (depth > kMaxDataDepth) {
+      return Status::invalid(input_path(input_, "data") + ": nested deeper than " +
+                             std::to_string(kMaxDataDepth) + " levels");
+    }
+    Storage<D> scratch{};  // past the expected count, elements are checked but not kept
+    for (auto element : array) {
+      od::value value;
+      if (auto error = element.get(value)) return json_error(error);
+      Storage<D>& slot = index_ < count_ ? data_[index_] : scratch;
+      const Read read = read_element<D>(value, slot, number_);
+      if (read == Read::ok) [[likely]] {
+        ++index_;
+        continue;
+      }
+      if (read == Read::out_of_range) return out_of_range(number_);
+      od::json_type type;
+      if (auto error = value.type().get(type)) return json_error(error);
+      if (type == od::json_type::array) {
+        od::array inner;
+        if (auto error = value.get_array().get(inner)) return json_error(error);
+        if (Status status = decode(inner, depth + 1); !status) return status;
+        continue;
+      }
+      return mismatch(value, type);
+    }
+    return {};
+  }
+
+ private:
+  std::string element_path() const { return indexed(input_path(input_, "data"), index_); }
+
+  Status out_of_range(std::string_view number) const {
+    return Status::invalid(element_path() + ": " + std::string(number) + " is out of range for " +
+                           std::string(to_string(D)));
+  }
+
+  // The slow path: say why `value`, which the fast path could not read, is wrong.
+  Status mismatch(od::value& value, od::json_type type) {
+    constexpr od::json_type expected_type = D == DType::Bool    ? od::json_type::boolean
+                                            : D == DType::Bytes ? od::json_type::string
+                                                                : od::json_type::number;
+    if (type != expected_type) {
+      constexpr std::string_view expected = D == DType::Bool    ? "a boolean"
+                                            : D == DType::Bytes ? "a string"
+                                                                : "a number";
+      return Status::invalid(element_path() + ": expected " + std::string(expected) + ", got " +
+                             std::string(type_name(type)));
+    }
+    if constexpr (D == DType::Bool || D == DType::Bytes) {
+      // The right type, yet unreadable: a malformed atom or string escape.
+      if constexpr (D == DType::Bool) {
+        return json_error(value.get_bool().error());
+      } else {
+        return json_error(value.get_string().error());
+      }
+    } else {
+      const std::string_view token = trimmed_token(value);
+      double d;
+      const auto [end, errc] = std::from_chars(token.data(), token.data() + token.size(), d);
+      const bool well_formed = end == token.data() + token.size() && token.front() != '+';
+      if (well_formed && errc == std::errc::result_out_of_range) return out_of_range(token);
+      if (!well_formed || errc != std::errc{} || value.get_double().error()) {
+        return Status::invalid(element_path() + ": invalid number '" + std::string(token) + "'");
+      }
+      // A well-formed number that the integer getter refused: a fraction or exponent, or an
+      // integer beyond 64 bits (or negative, for UINT64).
+      if constexpr (kIsInteger<D>) {
+        if (token.find_first_of(".eE") != std::string_view::npos) {
+          return Status::invalid(element_path() + ": expected an integer, got " +
+                                 std::string(token));
+        }
+      }
+      return out_of_range(token);
+    }
+  }
+
+  Storage<D>* data_;
+  std::size_t count_;
+  std::size_t input_;
+  std::size_t index_ = 0;
+  std::string number_;
+};
+
+template <DType D>
+Status decode_data_as(od::array& array, Tensor& tensor, std::size_t input, std::size_t count) {
+  Storage<D>* data;
+  if constexpr (D == DType::Bytes) {
+    data = tensor.strings().data();
+  } else {
+    data = reinterpret_cast<Storage<D>*>(tensor.bytes().data());
+  }
+  DataDecoder<D> decoder(data, count, input);
+  if (Status status = decoder.decode(array, 0); !status) return status;
+  if (decoder.decoded() != count) {
+    return Status::invalid(input_path(input, "data") + ": shape " + to_string(tensor.shape()) +
+                           " needs " + std::to_string(count) + " elements, got " +
+                           std::to_string(decoder.decoded()));
+  }
+  return {};
+}
+
+Status decode_data(od::array& array, Tensor& tensor, std::size_t input, std::size_t count) {
+  switch (tensor.dtype()) {
+    case DType::Bool:
+      return decode_data_as<DType::Bool>(array, tensor, input, count);
+    case DType::UInt8:
+      return decode_data_as<DType::UInt8>(array, tensor, input, count);
+    case DType::UInt16:
+      return decode_data_as<DType::UInt16>(array, tensor, input, count);
+    case DType::UInt32:
+      return decode_data_as<DType::UInt32>(array, tensor, input, count);
+    case DType::UInt64:
+      return decode_data_as<DType::UInt64>(array, tensor, input, count);
+    case DType::Int8:
+      return decode_data_as<DType::Int8>(array, tensor, input, count);
+    case DType::Int16:
+      return decode_data_as<DType::Int16>(array, tensor, input, count);
+    case DType::Int32:
+      return decode_data_as<DType::Int32>(array, tensor, input, count);
+    case DType::Int64:
+      return decode_data_as<DType::Int64>(array, tensor, input, count);
+    case DType::FP16:
+      return decode_data_as<DType::FP16>(array, tensor, input, count);
+    case DType::FP32:
+      return decode_data_as<DType::FP32>(array, tensor, input, count);
+    case DType::FP64:
+      return decode_data_as<DType::FP64>(array, tensor, input, count);
+    case DType::Bytes:
+      return decode_data_as<DType::Bytes>(array, tensor, input, count);
+  }
+  return Status(Errc::internal, "unhandled datatype");
+}
+
+// ---- the request ---------------------------------------------------------------------------
+
+Status decode_string(od::value& value, std::string path, std::string_view& out) {
+  if (value.get_string().get(out)) {
+    od::json_type type;
+    if (auto error = value.type().get(type)) return json_error(error);
+    if (type == od::json_type::string) return json_error(value.get_string().error());
+    return Status::invalid(std::move(path) + ": expected a string, got " +
+                           std::string(type_name(type)));
+  }
+  return {};
+}
+
+Status decode_parameters(od::value& value, std::string_view path, Parameters& out) {
+  od::object object;
+  if (value.get_object().get(object)) return wrong_type(std::string(path), "an object", value);
+  for (auto field : object) {
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key)) return json_error(error);
+    od::value v;
+    if (auto error = field.value().get(v)) return json_error(error);
+    od::json_type type;
+    if (auto error = v.type().get(type)) return json_error(error);
+    ParameterValue parameter;
+    switch (type) {
+      case od::json_type::boolean: {
+        bool b;
+        if (auto error = v.get_bool().get(b)) return json_error(error);
+        parameter = b;
+        break;
+      }
+      case od::json_type::number: {
+        std::int64_t i;
+        double d;
+        if (!v.get_int64().get(i)) {
+          parameter = i;
+        } else if (auto error = v.get_double().get(d)) {
+          return json_error(error);
+        } else {
+          parameter = d;
+        }
+        break;
+      }
+      case od::json_type::string: {
+        std::string_view s;
+        if (auto error = v.get_string().get(s)) return json_error(error);
+        parameter = std::string(s);
+        break;
+      }
+      default:
+        return Status::invalid(std::string(path) + "." + std::string(key) +
+                               ": expected a boolean, number or string, got " +
+                               std::string(type_name(type)));
+    }
+    out.emplace_back(std::string(key), std::move(parameter));
+  }
+  return {};
+}
+
+Status decode_shape(od::value& value, std::size_t input, Shape& shape) {
+  const auto invalid = [&] {
+    return Status::invalid(input_path(input, "shape") +
+                           ": expected an array of non-negative integers");
+  };
+  od::array array;
+  if (value.get_array().get(array)) return invalid();
+  for (auto element : array) {
+    od::value v;
+    if (auto error = element.get(v)) return json_error(error);
+    std::int64_t dim;
+    if (v.get_int64().get(dim) || dim < 0) return invalid();
+    shape.push_back(dim);
+  }
+  return {};
+}
+
+// Fields of one element of "inputs", as far as they have been read.
+struct InputFields {
+  std::string_view name;
+  std::string_view datatype;
+  Shape shape;
+  bool has_name = false;
+  bool has_datatype = false;
+  bool has_shape = false;
+  bool binary = false;  // the binary tensor extension: "parameters": {"binary_data_size": n}
+};
+
+class RequestDecoder {
+ public:
+  RequestDecoder(const ModelMetadata& model, std::size_t body_size,
+                 std::vector<std::int64_t>& supplied_by, InferRequest& out)
+      : model_(model), body_size_(body_size), supplied_by_(supplied_by), out_(out) {}
+
+  Status decode(od::document& doc) {
+    od::object root;
+    if (auto error = doc.get_object().get(root)) {
+      od::json_type type;
+      if (doc.type().get(type) || type == od::json_type::object) return json_error(error);
+      return Status::invalid("request body: expected a JSON object, got " +
+                             std::string(type_name(type)));
+    }
+    bool has_id = false, has_parameters = false, has_inputs = false, has_outputs = false;
+    for (auto field : root) {
+      std::string_view key;
+      if (auto error = field.unescaped_key().get(key)) return json_error(error);
+      od::value value;
+      if (auto error = field.value().get(value)) return json_error(error);
+      Status status;
+      if (key == "inputs") {
+        if (has_inputs) return Status::invalid("inputs: duplicate key");
+        has_inputs = true;
+        status = decode_inputs(value);
+      } else if (key == "outputs") {
+        if (has_outputs) return Status::invalid("outputs: duplicate key");
+        has_outputs = true;
+        status = decode_outputs(value);
+      } else if (key == "id") {
+        if (has_id) return Status::invalid("id: duplicate key");
+        has_id = true;
+        std::string_view id;
+        status = decode_string(value, "id", id);
+        out_.id.assign(id);
+      } else if (key == "parameters") {
+        if (has_parameters) return Status::invalid("parameters: duplicate key");
+        has_parameters = true;
+        status = decode_parameters(value, "parameters", out_.parameters);
+      } else {
+        status = skip_value(value);
+      }
+      if (!status) return status;
+    }
+    // The root object is done; anything but the end of the input after it is an error.
+    if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) {
+      return json_error(simdjson::TRAILING_CONTENT);
+    }
+    if (!has_inputs) return Status::invalid("inputs: missing");
+    return {};
+  }
+
+ private:
+  Status decode_inputs(od::value& value) {
+    od::array array;
+    if (value.get_array().get(array)) return wrong_type("inputs", "an array", value);
+    supplied_by_.assign(model_.inputs.size(), -1);
+    std::size_t index = 0;
+    for (auto element : array) {
+      od::value v;
+      if (auto error = element.get(v)) return json_error(error);
+      od::object object;
+      if (v.get_object().get(object)) return wrong_type(input_path(index), "an object", v);
+      if (Status status = decode_input(object, index); !status) return status;
+      ++index;
+    }
+    for (std::size_t m = 0; m < model_.inputs.size(); ++m) {
+      if (supplied_by_[m] < 0) {
+        return Status::invalid("inputs: missing input '" + model_.inputs[m].name + "'");
+      }
+    }
+    return {};
+  }
+
+  // Reads the fields in the order they come; "data" is decoded in place when name, datatype
+  // and shape came before it (the usual order), otherwise after a rewind of the object.
+  Status decode_input(od::object& object, std::size_t index) {
+    InputFields fields;
+    bool data_seen = false, data_decoded = false;
+    for (auto field : object) {
+      std::string_view key;
+      if (auto error = field.unescaped_key().get(key)) return json_error(error);
+      od::value value;
+      if (auto error = field.value().get(value)) return json_error(error);
+      Status status;
+      if (key == "name") {
+        fields.has_name = true;
+        status = decode_string(value, input_path(index, "name"), fields.name);
+      } else if (key == "datatype") {
+        fields.has_datatype = true;
+        status = decode_string(value, input_path(index, "datatype"), fields.datatype);
+      } else if (key == "shape") {
+        fields.has_shape = true;
+        fields.shape.clear();
+        status = decode_shape(value, index, fields.shape);
+      } else if (key == "parameters") {
+        status = decode_input_parameters(value, index, fields);
+      } else if (key == "data") {
+        if (data_seen) return Status::invalid(input_path(index, "data") + ": duplicate key");
+        data_seen = true;
+        if (fields.has_name && fields.has_datatype && fields.has_shape && !fields.binary) {
+          status = decode_input_data(value, index, fields);
+          data_decoded = true;
+        }
+      } else {
+        status = skip_value(value);
+      }
+      if (!status) return status;
+    }
+    if (fields.binary) {
+      return Status::invalid(input_path(index) +
+                             ": binary tensor data is not supported; send JSON data");
+    }
+    if (!fields.has_name) return Status::invalid(input_path(index, "name") + ": missing");
+    if (!fields.has_datatype) return Status::invalid(input_path(index, "datatype") + ": missing");
+    if (!fields.has_shape) return Status::invalid(input_path(index, "shape") + ": missing");
+    if (!data_seen) return Status::invalid(input_path(index, "data") + ": missing");
+    if (!data_decoded) {
+      if (auto error = object.reset().error()) return json_error(error);
+      od::value value;
+      if (auto error = object.find_field("data").get(value)) return json_error(error);
+      return decode_input_data(value, index, fields);
+    }
+    return {};
+  }
+
+  Status decode_input_parameters(od::value& value, std::size_t index, InputFields& fields) {
+    od::object object;
+    if (value.get_object().get(object)) {
+      return wrong_type(input_path(index, "parameters"), "an object", value);
+    }
+    for (auto field : object) {
+      std::string_view key;
+      if (auto error = field.unescaped_key().get(key)) return json_error(error);
+      if (key == "binary_data_size") fields.binary = true;
+      od::value v;
+      if (auto error = field.value().get(v)) return json_error(error);
+      if (Status status = skip_value(v); !status) return status;
+    }
+    return {};
+  }
+
+  // Validates name, datatype and shape against the model, then decodes "data" straight into
+  // the tensor for that model input.
+  Status decode_input_data(od::value& value, std::size_t index, const InputFields& fields) {
+    std::size_t m = 0;
+    while (m < model_.inputs.size() && model_.inputs[m].name != fields.name) ++m;
+    if (m == model_.inputs.size()) {
+      return Status::invalid(input_path(index, "name") + ": model '" + model_.name +
+                             "' has no input '" + std::string(fields.name) + "'");
+    }
+    if (supplied_by_[m] >= 0) {
+      return Status::invalid(input_path(index, "name") + ": duplicate input '" +
+                             std::string(fields.name) + "'");
+    }
+    supplied_by_[m] = static_cast<std::int64_t>(index);
+    const TensorSpec& spec = model_.inputs[m];
+
+    const std::optional<DType> dtype = parse_dtype(fields.datatype);
+    if (!dtype) {
+      return Status::invalid(input_path(index, "datatype") + ": unknown datatype '" +
+                             std::string(fields.datatype) + "'");
+    }
+    if (*dtype != spec.dtype) {
+      return Status::invalid(input_path(index, "datatype") + ": expected " +
+                             std::string(to_string(spec.dtype)) + ", got " +
+                             std::string(fields.datatype));
+    }
+
+    const Shape& shape = fields.shape;
+    if (!shape_matches(spec.shape, shape)) {
+      return Status::invalid(input_path(index, "shape") + ": " + to_string(shape) +
+                             " does not match the model's " + to_string(spec.shape));
+    }
+    if (model_.max_batch_size > 0 && !shape.empty()) {
+      if (shape[0] > model_.max_batch_size) {
+        return Status::invalid(input_path(index, "shape") + "[0]: batch size " +
+                               std::to_string(shape[0]) + " exceeds max_batch_size " +
+                               std::to_string(model_.max_batch_size));
+      }
+      if (batch_input_ < 0) {
+        batch_input_ = static_cast<std::int64_t>(index);
+        batch_size_ = shape[0];
+      } else if (shape[0] != batch_size_) {
+        return Status::invalid(input_path(index, "shape") + "[0]: batch size " +
+                               std::to_string(shape[0]) + " differs from " +
+                               input_path(static_cast<std::size_t>(batch_input_)) + "'s " +
+                               std::to_string(batch_size_));
+      }
+    }
+
+    // Checked before allocating: a few bytes of shape must not buy gigabytes of tensor.
+    std::int64_t count = 1;
+    for (std::int64_t dim : shape) {
+      if (dim > kMaxElements || (count *= dim) > kMaxElements) {
+        return Status::invalid(input_path(index, "shape") + ": " + to_string(shape) +
+                               " has more than " + std::to_string(kMaxElements) + " elements");
+      }
+    }
+    // Each element takes at least one byte plus a separator.
+    if (count > 0 && static_cast<std::uint64_t>(count) > body_size_ / 2 + 1) {
+      return Status::invalid(input_path(index, "data") + ": shape " + to_string(shape) + " needs " +
+                             std::to_string(count) + " elements, more than the request body holds");
+    }
+
+    od::array array;
+    if (value.get_array().get(array))
+      return wrong_type(input_path(index, "data"), "an array", value);
+    // resize keeps the capacity of a reused request's tensor; every element is overwritten
+    // below, or the request fails.
+    out_.inputs[m].resize(spec.dtype, shape);
+    return decode_data(array, out_.inputs[m], index, static_cast<std::size_t>(count));
+  }
+
+  Status decode_outputs(od::value& value) {
+    od::array array;
+    if (value.get_array().get(array)) return wrong_type("outputs", "an array", value);
+    std::size_t index = 0;
+    for (auto element : array) {
+      od::value v;
+      if (auto error = element.get(v)) return json_error(error);
+      const std::string path = indexed("outputs", index);
+      od::object object;
+      if (v.get_object().get(object)) return wrong_type(path, "an object", v);
+      std::string_view name;
+      bool has_name = false;
+      for (auto field : object) {
+        std::string_view key;
+        if (auto error = field.unescaped_key().get(key)) return json_error(error);
+        od::value v;
+        if (auto error = field.value().get(v)) return json_error(error);
+        if (key != "name") {  // "parameters" (e.g. binary_data): JSON is always sent
+          if (Status status = skip_value(v); !status) return status;
+          continue;
+        }
+        if (Status status = decode_string(v, path + ".name", name); !status) return status;
+        has_name = true;
+      }
+      if (!has_name) return Status::invalid(path + ".name: missing");
+      std::size_t m = 0;
+      while (m < model_.outputs.size() && model_.outputs[m].name != name) ++m;
+      if (m == model_.outputs.size()) {
+        return Status::invalid(path + ".name: model '" + model_.name + "' has no output '" +
+                               std::string(name) + "'");
+      }
+      for (std::size_t previous : out_.requested_outputs) {
+        if (previous == m) {
+          return Status::invalid(path + ".name: duplicate output '" + std::string(name) + "'");
+        }
+      }
+      out_.requested_outputs.push_back(m);
+      ++index;
+    }
+    return {};
+  }
+
+  const ModelMetadata& model_;
+  std::size_t body_size_;
+  std::vector<std::int64_t>& supplied_by_;
+  InferRequest& out_;
+  std::int64_t batch_input_ = -1;  // request index of the first input with a batch dimension
+  std::int64_t batch_size_ = 0;
+};
+
+}  // namespace
+
+OipDecoder::OipDecoder() : parser_(std::make_unique<Parser>()) {}
+OipDecoder::~OipDecoder() = default;
+OipDecoder::OipDecoder(OipDecoder&&) noexcept = default;
+OipDecoder& OipDecoder::operator=(OipDecoder&&) noexcept = default;
+
+Status OipDecoder::decode_infer(std::string_view body, std::size_t body_capacity,
+                                const ModelMetadata& model, InferRequest& out) {
+  out.id.clear();
+  out.parameters.clear();
+  out.inputs.resize(model.inputs.size());
+  out.requested_outputs.clear();
+
+  const char* data = body.data();
+  if (body_capacity < body.size() + kJsonPadding) {
+    parser_->padded_copy.resize(body.size() + kJsonPadding);
+    if (!body.empty()) std::memcpy(parser_->padded_copy.data(), body.data(), body.size());
+    data = parser_->padded_copy.data();
+    body_capacity = parser_->padded_copy.size();
+  }
+  od::document doc;
+  if (auto error = parser_->json.iterate(data, body.size(), body_capacity).get(doc)) {
+    return json_error(error);
+  }
+  RequestDecoder decoder(model, body.size(), parser_->supplied_by, out);
+  return decoder.decode(doc);
+}
+
+}  // namespace coinfer

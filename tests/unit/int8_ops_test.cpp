@@ -1,0 +1,254 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/ops/int8_linear.hpp"
+#include "coinfer/ops/quantize.hpp"
+#include "coinfer/ops/reference.hpp"
+#include "coinfer/ops/softmax.hpp"
+
+using namespace coinfer;
+
+namespace {
+
+std::vector<float> random_normal(std::size_t count, std::uint32_t seed, float stddev = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, stddev);
+  std::vector<float> v(count);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+struct Layer {
+  int n, k;
+  std::vector<float> w;  // FP32 [n, k]
+  std::vector<float> b;  // FP32 [n]
+};
+
+Layer random_layer(int n, int k, std::uint32_t seed) {
+  // Kaiming-like weights keep outputs O(1), as in a trained network.
+  return {n, k, random_normal(std::size_t(n) * k, seed, 1.0f / std::sqrt(float(k))),
+          random_normal(std::size_t(n), seed + 1, 0.1f)};
+}
+
+// ||a - b|| / ||b|| over all elements.
+double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
+  double diff = 0.0, norm = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    norm += double(b[i]) * b[i];
+  }
+  return std::sqrt(diff / norm);
+}
+
+}  // namespace
+
+TEST_CASE("weight quantization keeps one scale per output channel, max|W_c| / 127") {
+  // W: FP32 [3, 4]; row 1 is all zeros.
+  const std::vector<float> w = {0.5f, -1.0f, 0.25f, 0.0f, 0, 0, 0, 0, 3.0f, 1.5f, -0.75f, 2.0f};
+  std::vector<std::int8_t> q(12);
+  std::vector<float> scales(3);
+  quantize_weights_per_channel(w.data(), 3, 4, q.data(), scales.data());
+  CHECK(scales[0] == doctest::Approx(1.0f / 127));
+  CHECK(scales[1] == 0.0f);
+  CHECK(scales[2] == doctest::Approx(3.0f / 127));
+  CHECK(q[1] == -127);  // the largest magnitude maps to +-127
+  CHECK(q[8] == 127);
+  CHECK(q[0] == 64);  // round(0.5 * 127) = round(63.5) = 64 (ties to even)
+  CHECK(std::all_of(q.begin() + 4, q.begin() + 8, [](std::int8_t v) { return v == 0; }));
+}
+
+TEST_CASE("activation quantization is per row and maps a zero row to zeros with scale 0") {
+  const std::vector<float> x = {0, 0, 0, 0, 1.0f, -2.0f, 0.5f, 4.0f};  // FP32 [2, 4]
+  std::vector<std::int8_t> q(8, 99);
+  std::vector<float> scales(2, 99.0f);
+  quantize_activations_per_row(x.data(), 2, 4, q.data(), scales.data());
+  CHECK(scales[0] == 0.0f);
+  CHECK(std::all_of(q.begin(), q.begin() + 4, [](std::int8_t v) { return v == 0; }));
+  CHECK(scales[1] == doctest::Approx(4.0f / 127));
+  CHECK(q[7] == 127);
+  CHECK(q[5] == -64);  // round(-2 * 127 / 4) = round(-63.5) = -64
+}
+
+TEST_CASE("quantization error is at most half a step per element") {
+  const int m = 16, k = 300;
+  const auto x = random_normal(std::size_t(m) * k, 7);
+  std::vector<std::int8_t> q(x.size());
+  std::vector<float> scales(m);
+  quantize_activations_per_row(x.data(), m, k, q.data(), scales.data());
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < k; ++c) {
+      const float v = x[std::size_t(r) * k + c];
+      const float back = q[std::size_t(r) * k + c] * scales[r];
+      CHECK(std::fabs(v - back) <= 0.5f * scales[r] * (1 + 1e-5f));
+    }
+  }
+}
+
+TEST_CASE("non-finite activations do not crash quantization") {
+  const std::vector<float> x = {INFINITY, 1.0f, NAN, -INFINITY};
+  std::vector<std::int8_t> q(4);
+  float scale = 0;
+  quantize_activations_per_row(x.data(), 1, 4, q.data(), &scale);
+  CHECK(std::all_of(q.begin(), q.end(), [](std::int8_t v) { return v >= -127 && v <= 127; }));
+}
+
+// Each element obeys a worst-case bound, whatever the data. With x = s_x q_x + e_x and
+// w = s_w q_w + e_w, |e_x| <= s_x / 2, |e_w| <= s_w / 2, the INT8 result is
+// sum (x - e_x)(w - e_w) + b, so |y_int8 - y_fp32| <= s_w/2 sum|x| + s_x/2 sum|w| + k s_x s_w / 4.
+TEST_CASE("every int8 linear output lies within the worst-case quantization bound") {
+  const int m = 9, n = 70, k = 200;
+  const Layer layer = random_layer(n, k, 11);
+  auto x = random_normal(std::size_t(m) * k, 12);
+  x[5] = 25.0f;  // an outlier widens row 0's step: the bound must still hold
+  Int8Linear linear;
+  REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::none, m, linear).ok());
+  std::vector<float> y(std::size_t(m) * n), ref(y.size());
+  REQUIRE(linear.forward(x.data(), m, y.data()).ok());
+  linear_fp32_reference(x.data(), m, k, layer.w.data(), n, layer.b.data(), Activation::none,
+                        ref.data());
+  for (int r = 0; r < m; ++r) {
+    const float* xr = &x[std::size_t(r) * k];
+    double max_x = 0, sum_x = 0;
+    for (int i = 0; i < k; ++i) max_x = std::max(max_x, double(std::fabs(xr[i])));
+    for (int i = 0; i < k; ++i) sum_x += std::fabs(xr[i]);
+    const double s_x = max_x / 127;
+    for (int c = 0; c < n; ++c) {
+      const float* wc = &layer.w[std::size_t(c) * k];
+      double max_w = 0, sum_w = 0;
+      for (int i = 0; i < k; ++i) max_w = std::max(max_w, double(std::fabs(wc[i])));
+      for (int i = 0; i < k; ++i) sum_w += std::fabs(wc[i]);
+      const double s_w = max_w / 127;
+      const double bound = s_w / 2 * sum_x + s_x / 2 * sum_w + k * s_x * s_w / 4;
+      const double err = std::fabs(double(y[std::size_t(r) * n + c]) - ref[std::size_t(r) * n + c]);
+      // 1e-5 relative slack for the FP32 epilogue's own rounding.
+      CHECK(err <= bound + 1e-5 * std::fabs(ref[std::size_t(r) * n + c]) + 1e-6);
+    }
+  }
+}
+
+// Random-rounding errors add in quadrature: each operand's per-element error is ~step/sqrt(12)
+// with step = max|row| / 127 ~ 3.5 sigma / 127 for Gaussian rows of a few hundred elements,
+// i.e. ~0.8% of the RMS value; two operands give ~1.1% relative error on the output. 2% leaves
+// margin for the largest shapes (larger k means a larger max, hence a coarser step).
+TEST_CASE("int8 linear error on random data is below 2% of the output magnitude") {
+  struct Case {
+    int m, n, k;
+  };
+  for (const Case c : {Case{1, 64, 64}, Case{32, 256, 256}, Case{64, 10, 256}, Case{17, 384, 768},
+                       Case{8, 1536, 384}}) {
+    CAPTURE(c.m);
+    CAPTURE(c.n);
+    CAPTURE(c.k);
+    const Layer layer = random_layer(c.n, c.k, std::uint32_t(c.n * 31 + c.k));
+    const auto x = random_normal(std::size_t(c.m) * c.k, std::uint32_t(c.m + 5));
+    Int8Linear linear;
+    REQUIRE(Int8Linear::create(layer.w, layer.b, c.n, c.k, Activation::none, c.m, linear).ok());
+    std::vector<float> y(std::size_t(c.m) * c.n), ref(y.size());
+    REQUIRE(linear.forward(x.data(), c.m, y.data()).ok());
+    linear_fp32_reference(x.data(), c.m, c.k, layer.w.data(), c.n, layer.b.data(), Activation::none,
+                          ref.data());
+    const double rel = relative_error(y, ref);
+    MESSAGE("m=" << c.m << " n=" << c.n << " k=" << c.k << " relative error " << rel);
+    CHECK(rel < 0.02);
+  }
+}
+
+TEST_CASE("a row's int8 output does not depend on the batch it runs in") {
+  // Quantization is per row and the GEMM accumulates exactly in INT32, so row r of any batch
+  // is bit-identical to running row r alone.
+  const int max_batch = 48, n = 96, k = 128;
+  const Layer layer = random_layer(n, k, 21);
+  const auto x = random_normal(std::size_t(max_batch) * k, 22);
+  Int8Linear linear;
+  REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::relu, max_batch, linear).ok());
+  std::vector<float> alone(std::size_t(max_batch) * n);
+  for (int r = 0; r < max_batch; ++r) {
+    REQUIRE(linear.forward(&x[std::size_t(r) * k], 1, &alone[std::size_t(r) * n]).ok());
+  }
+  for (int m = 1; m <= max_batch; ++m) {
+    std::vector<float> y(std::size_t(m) * n);
+    REQUIRE(linear.forward(x.data(), m, y.data()).ok());
+    CHECK(std::equal(y.begin(), y.end(), alone.begin()));
+  }
+}
+
+TEST_CASE("the relu and gelu epilogues apply the reference activations") {
+  const int m = 5, n = 40, k = 64;
+  const Layer layer = random_layer(n, k, 31);
+  const auto x = random_normal(std::size_t(m) * k, 32);
+  Int8Linear plain, relu, gelu;
+  REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::none, m, plain).ok());
+  REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::relu, m, relu).ok());
+  REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::gelu, m, gelu).ok());
+  std::vector<float> y(std::size_t(m) * n), y_relu(y.size()), y_gelu(y.size());
+  REQUIRE(plain.forward(x.data(), m, y.data()).ok());
+  REQUIRE(relu.forward(x.data(), m, y_relu.data()).ok());
+  REQUIRE(gelu.forward(x.data(), m, y_gelu.data()).ok());
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    CHECK(y_relu[i] == relu_reference(y[i]));
+    CHECK(y_gelu[i] == doctest::Approx(gelu_reference(y[i])).epsilon(1e-5).scale(1e-6));
+  }
+  CHECK(gelu_reference(0.0f) == 0.0f);
+  CHECK(gelu_reference(1.0f) == doctest::Approx(0.8413447f));
+  CHECK(gelu_reference(-1.0f) == doctest::Approx(-0.1586553f));
+}
+
+TEST_CASE("int8 linear rejects a batch outside 1..max_batch and mismatched weights") {
+  const Layer layer = random_layer(8, 16, 41);
+  Int8Linear linear;
+  REQUIRE(Int8Linear::create(layer.w, layer.b, 8, 16, Activation::none, 4, linear).ok());
+  std::vector<float> x(5 * 16), y(5 * 8);
+  CHECK(linear.forward(x.data(), 5, y.data()).code() == Errc::invalid_argument);
+  CHECK(linear.forward(x.data(), 0, y.data()).code() == Errc::invalid_argument);
+  Int8Linear bad;
+  CHECK(Int8Linear::create(layer.w, layer.b, 8, 15, Activation::none, 4, bad).code() ==
+        Errc::invalid_argument);
+  CHECK(Int8Linear::create(layer.w, std::span(layer.b).first(3), 8, 16, Activation::none, 4, bad)
+            .code() == Errc::invalid_argument);
+  CHECK(Int8Linear().forward(x.data(), 1, y.data()).code() == Errc::internal);
+}
+
+TEST_CASE("int8 linear keeps the fp32 weights only when asked") {
+  const Layer layer = random_layer(8, 16, 51);
+  Int8Linear serving, reference;
+  REQUIRE(Int8Linear::create(layer.w, {}, 8, 16, Activation::none, 2, serving).ok());
+  REQUIRE(Int8Linear::create(layer.w, {}, 8, 16, Activation::none, 2, reference, true).ok());
+  CHECK(serving.fp32_weight().empty());
+  CHECK(std::equal(layer.w.begin(), layer.w.end(), reference.fp32_weight().begin()));
+  CHECK(
+      std::all_of(serving.bias().begin(), serving.bias().end(), [](float b) { return b == 0.0f; }));
+}
+
+TEST_CASE("int8 results are identical with one or two compute threads") {
+  const int m = 32, n = 256, k = 256;
+  const Layer layer = random_layer(n, k, 61);
+  const auto x = random_normal(std::size_t(m) * k, 62);
+  Int8Linear linear;
+  REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::none, m, linear).ok());
+  std::vector<float> one(std::size_t(m) * n), two(one.size());
+  set_compute_threads(1);
+  REQUIRE(linear.forward(x.data(), m, one.data()).ok());
+  set_compute_threads(2);
+  REQUIRE(linear.forward(x.data(), m, two.data()).ok());
+  CHECK(one == two);
+}
+
+TEST_CASE("softmax rows sum to one, match the reference and survive large logits") {
+  std::vector<float> x = {1.0f, 2.0f, 3.0f, 1000.0f, 1001.0f, 999.0f};  // FP32 [2, 3]
+  std::vector<float> ref = x;
+  softmax_rows(x.data(), 2, 3);
+  softmax_reference(ref.data(), 2, 3);
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(x[i] == doctest::Approx(ref[i]).epsilon(1e-6));
+  CHECK(x[0] + x[1] + x[2] == doctest::Approx(1.0f));
+  CHECK(x[3] + x[4] + x[5] == doctest::Approx(1.0f));
+  std::int64_t labels[2];
+  argmax_rows(x.data(), 2, 3, labels);
+  CHECK(labels[0] == 2);
+  CHECK(labels[1] == 1);
+}

@@ -1,0 +1,607 @@
+#include "coinfer/protocol/oip_decoder.hpp"
+
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "coinfer/core/half.hpp"
+
+using namespace coinfer;
+
+namespace {
+
+// A model with one input and one output of the given type; batching by default.
+ModelMetadata identity_model(DType dtype = DType::FP32, Shape shape = {-1, 4},
+                             int max_batch_size = 8) {
+  ModelMetadata model;
+  model.name = "identity";
+  model.max_batch_size = max_batch_size;
+  model.inputs = {{"INPUT0", dtype, shape}};
+  model.outputs = {{"OUTPUT0", dtype, shape}};
+  return model;
+}
+
+ModelMetadata two_input_model() {
+  ModelMetadata model;
+  model.name = "pair";
+  model.max_batch_size = 8;
+  model.inputs = {{"A", DType::FP32, {-1, 2}}, {"B", DType::Int32, {-1, 1}}};
+  model.outputs = {{"SUM", DType::FP32, {-1, 2}}, {"PRODUCT", DType::FP32, {-1, 2}}};
+  return model;
+}
+
+struct Decoded {
+  Status status;
+  InferRequest request;
+};
+
+// Decodes `json` from a buffer with kJsonPadding spare bytes, as the HTTP layer provides.
+Decoded decode(const ModelMetadata& model, std::string_view json) {
+  std::string body;
+  body.reserve(json.size() + kJsonPadding);
+  body.assign(json);
+  OipDecoder decoder;
+  Decoded result;
+  result.status = decoder.decode_infer(body, body.capacity(), model, result.request);
+  return result;
+}
+
+// {"inputs":[{"name":"INPUT0","shape":<shape>,"datatype":<dtype>,"data":<data>}]}
+std::string one_input(std::string_view datatype, std::string_view shape, std::string_view data) {
+  return R"({"inputs":[{"name":"INPUT0","shape":)" + std::string(shape) + R"(,"datatype":")" +
+         std::string(datatype) + R"(","data":)" + std::string(data) + "}]}";
+}
+
+std::string error_of(DType dtype, Shape declared, std::string_view datatype, std::string_view shape,
+                     std::string_view data) {
+  const Decoded d = decode(identity_model(dtype, declared), one_input(datatype, shape, data));
+  CHECK_FALSE(d.status.ok());
+  CHECK(d.status.code() == Errc::invalid_argument);
+  return d.status.message();
+}
+
+template <class T>
+std::vector<T> values_of(const Decoded& d, std::size_t input = 0) {
+  REQUIRE(d.status.ok());
+  const auto span = d.request.inputs.at(input).values<T>();
+  return {span.begin(), span.end()};
+}
+
+}  // namespace
+
+// ---- datatypes ---------------------------------------------------------------------------------
+
+TEST_CASE("an FP32 input decodes from a flat data array") {
+  const Decoded d = decode(identity_model(), one_input("FP32", "[2, 4]",
+                                                       "[1, 2.5, -3, 4e2, 0, "
+                                                       "-0.125, 1e-3, 7]"));
+  CHECK(d.status.ok());
+  REQUIRE(d.request.inputs.size() == 1);
+  CHECK(d.request.inputs[0].dtype() == DType::FP32);
+  CHECK(d.request.inputs[0].shape() == Shape{2, 4});
+  CHECK(values_of<float>(d) ==
+        std::vector<float>{1.0f, 2.5f, -3.0f, 400.0f, 0.0f, -0.125f, 1e-3f, 7.0f});
+}
+
+TEST_CASE("nested data arrays are flattened in row-major order") {
+  const Decoded d =
+      decode(identity_model(), one_input("FP32", "[2, 4]", "[[1, 2, 3, 4], [5, 6, 7, 8]]"));
+  CHECK(values_of<float>(d) == std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST_CASE("data may nest deeper than the shape, or mix levels, as long as the count fits") {
+  const Decoded d =
+      decode(identity_model(), one_input("FP32", "[2, 4]", "[[[1], [2, 3]], 4, [[[5, 6]], 7], 8]"));
+  CHECK(values_of<float>(d) == std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST_CASE("a BOOL input decodes from JSON true and false") {
+  const Decoded d = decode(identity_model(DType::Bool),
+                           one_input("BOOL", "[1, 4]", "[true, false, false, true]"));
+  REQUIRE(d.status.ok());
+  const auto bytes = d.request.inputs[0].bytes();
+  REQUIRE(bytes.size() == 4);
+  CHECK(bytes[0] == std::byte{1});
+  CHECK(bytes[1] == std::byte{0});
+  CHECK(bytes[2] == std::byte{0});
+  CHECK(bytes[3] == std::byte{1});
+}
+
+TEST_CASE("INT8 accepts -128 and 127") {
+  const Decoded d =
+      decode(identity_model(DType::Int8), one_input("INT8", "[1, 4]", "[-128, 127, 0, -1]"));
+  CHECK(values_of<std::int8_t>(d) == std::vector<std::int8_t>{-128, 127, 0, -1});
+}
+
+TEST_CASE("INT16 accepts -32768 and 32767") {
+  const Decoded d =
+      decode(identity_model(DType::Int16), one_input("INT16", "[1, 4]", "[-32768, 32767, 0, 5]"));
+  CHECK(values_of<std::int16_t>(d) == std::vector<std::int16_t>{-32768, 32767, 0, 5});
+}
+
+TEST_CASE("INT32 accepts its full range") {
+  const Decoded d = decode(identity_model(DType::Int32),
+                           one_input("INT32", "[1, 4]", "[-2147483648, 2147483647, 0, 5]"));
+  CHECK(values_of<std::int32_t>(d) ==
+        std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::min(),
+                                  std::numeric_limits<std::int32_t>::max(), 0, 5});
+}
+
+TEST_CASE("INT64 accepts its full range, including the minimum") {
+  const Decoded d =
+      decode(identity_model(DType::Int64),
+             one_input("INT64", "[1, 4]", "[-9223372036854775808, 9223372036854775807, 0, -5]"));
+  CHECK(values_of<std::int64_t>(d) ==
+        std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::min(),
+                                  std::numeric_limits<std::int64_t>::max(), 0, -5});
+}
+
+TEST_CASE("UINT8, UINT16 and UINT32 accept 0 up to their maximum") {
+  CHECK(values_of<std::uint8_t>(
+            decode(identity_model(DType::UInt8), one_input("UINT8", "[1, 4]", "[0, 255, 1, 2]"))) ==
+        std::vector<std::uint8_t>{0, 255, 1, 2});
+  CHECK(values_of<std::uint16_t>(decode(identity_model(DType::UInt16),
+                                        one_input("UINT16", "[1, 4]", "[0, 65535, 1, 2]"))) ==
+        std::vector<std::uint16_t>{0, 65535, 1, 2});
+  CHECK(values_of<std::uint32_t>(decode(identity_model(DType::UInt32),
+                                        one_input("UINT32", "[1, 4]", "[0, 4294967295, 1, 2]"))) ==
+        std::vector<std::uint32_t>{0, 4294967295u, 1, 2});
+}
+
+TEST_CASE("UINT64 accepts values up to 2^64 - 1") {
+  const Decoded d =
+      decode(identity_model(DType::UInt64),
+             one_input("UINT64", "[1, 4]", "[18446744073709551615, 9223372036854775808, 0, 1]"));
+  CHECK(values_of<std::uint64_t>(d) ==
+        std::vector<std::uint64_t>{std::numeric_limits<std::uint64_t>::max(),
+                                   std::uint64_t{1} << 63, 0, 1});
+}
+
+TEST_CASE("FP16 numbers are stored as IEEE binary16 bits") {
+  const Decoded d = decode(identity_model(DType::FP16),
+                           one_input("FP16", "[1, 4]", "[1.0, -2.5, 65504, 0.000061035156]"));
+  REQUIRE(d.status.ok());
+  const auto bytes = d.request.inputs[0].bytes();
+  REQUIRE(bytes.size() == 8);
+  const auto* bits = reinterpret_cast<const std::uint16_t*>(bytes.data());
+  CHECK(bits[0] == 0x3c00);
+  CHECK(bits[1] == 0xc100);
+  CHECK(bits[2] == 0x7bff);
+  CHECK(bits[3] == 0x0400);  // 2^-14, the smallest normal half
+  CHECK(half_to_float(bits[1]) == -2.5f);
+}
+
+TEST_CASE("FP64 numbers keep double precision") {
+  const Decoded d = decode(identity_model(DType::FP64),
+                           one_input("FP64", "[1, 4]",
+                                     "[0.1, 1.7976931348623157e308, -2.2250738585072014e-308, "
+                                     "3]"));
+  CHECK(values_of<double>(d) ==
+        std::vector<double>{0.1, 1.7976931348623157e308, -2.2250738585072014e-308, 3.0});
+}
+
+TEST_CASE("BYTES elements decode from JSON strings with escapes resolved") {
+  const Decoded d =
+      decode(identity_model(DType::Bytes, {-1}),
+             one_input("BYTES", "[3]", R"(["hello", "tab\there \"quoted\" \u00e9", ""])"));
+  REQUIRE(d.status.ok());
+  CHECK(d.request.inputs[0].strings() ==
+        std::vector<std::string>{"hello", "tab\there \"quoted\" \xc3\xa9", ""});
+}
+
+TEST_CASE("a zero-sized batch decodes to an empty tensor") {
+  const Decoded d = decode(identity_model(), one_input("FP32", "[0, 4]", "[]"));
+  REQUIRE(d.status.ok());
+  CHECK(d.request.inputs[0].size() == 0);
+}
+
+// ---- request fields
+// ------------------------------------------------------------------------------
+
+TEST_CASE("the request id is echoed into the request") {
+  const Decoded d = decode(identity_model(), R"({"id":"req-42","inputs":[{"name":"INPUT0",
+      "shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]})");
+  REQUIRE(d.status.ok());
+  CHECK(d.request.id == "req-42");
+}
+
+TEST_CASE("request parameters are passed through in order with their types") {
+  const Decoded d = decode(identity_model(), R"({"parameters":{"flag":true,"count":-7,
+      "ratio":0.5,"label":"x\"y","big":18446744073709551615},"inputs":[{"name":"INPUT0",
+      "shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]})");
+  REQUIRE(d.status.ok());
+  const Parameters& p = d.request.parameters;
+  REQUIRE(p.size() == 5);
+  CHECK(p[0].first == "flag");
+  CHECK(std::get<bool>(p[0].second) == true);
+  CHECK(p[1].first == "count");
+  CHECK(std::get<std::int64_t>(p[1].second) == -7);
+  CHECK(p[2].first == "ratio");
+  CHECK(std::get<double>(p[2].second) == 0.5);
+  CHECK(p[3].first == "label");
+  CHECK(std::get<std::string>(p[3].second) == "x\"y");
+  CHECK(p[4].first == "big");
+  CHECK(std::get<double>(p[4].second) == 18446744073709551615.0);
+}
+
+TEST_CASE("a parameter that is an object or null is rejected and named") {
+  const Decoded d = decode(identity_model(), R"({"parameters":{"nested":{"a":1}},"inputs":[]})");
+  CHECK(d.status.message() ==
+        "parameters.nested: expected a boolean, number or string, got object");
+}
+
+TEST_CASE("inputs are reordered into the model's metadata order") {
+  const Decoded d = decode(two_input_model(), R"({"inputs":[
+      {"name":"B","shape":[2,1],"datatype":"INT32","data":[7,8]},
+      {"name":"A","shape":[2,2],"datatype":"FP32","data":[[1,2],[3,4]]}]})");
+  REQUIRE(d.status.ok());
+  REQUIRE(d.request.inputs.size() == 2);
+  CHECK(d.request.inputs[0].dtype() == DType::FP32);
+  CHECK(values_of<float>(d, 0) == std::vector<float>{1, 2, 3, 4});
+  CHECK(values_of<std::int32_t>(d, 1) == std::vector<std::int32_t>{7, 8});
+}
+
+TEST_CASE("requested outputs become indices into the model's outputs, in request order") {
+  const Decoded d = decode(two_input_model(), R"({"inputs":[
+      {"name":"A","shape":[1,2],"datatype":"FP32","data":[1,2]},
+      {"name":"B","shape":[1,1],"datatype":"INT32","data":[3]}],
+      "outputs":[{"name":"PRODUCT","parameters":{"binary_data":false}},{"name":"SUM"}]})");
+  REQUIRE(d.status.ok());
+  CHECK(d.request.requested_outputs == std::vector<std::size_t>{1, 0});
+}
+
+TEST_CASE("absent or empty outputs request every output") {
+  const std::string inputs = R"("inputs":[{"name":"INPUT0","shape":[1,4],"datatype":"FP32",
+      "data":[1,2,3,4]}])";
+  const Decoded absent = decode(identity_model(), "{" + inputs + "}");
+  REQUIRE(absent.status.ok());
+  CHECK(absent.request.requested_outputs.empty());
+  const Decoded empty = decode(identity_model(), R"({"outputs":[],)" + inputs + "}");
+  REQUIRE(empty.status.ok());
+  CHECK(empty.request.requested_outputs.empty());
+}
+
+TEST_CASE("an unknown requested output is rejected and named") {
+  const Decoded d = decode(identity_model(), R"({"inputs":[{"name":"INPUT0","shape":[1,4],
+      "datatype":"FP32","data":[1,2,3,4]}],"outputs":[{"name":"OUTPUT0"},{"name":"NOPE"}]})");
+  CHECK(d.status.message() == "outputs[1].name: model 'identity' has no output 'NOPE'");
+}
+
+TEST_CASE("unknown top-level and per-input keys are ignored") {
+  const Decoded d = decode(identity_model(), R"({"extra":{"deep":[1,[2,{"x":null}]]},
+      "inputs":[{"name":"INPUT0","comment":"hi","shape":[1,4],"datatype":"FP32",
+      "parameters":{"content_type":"np"},"data":[1,2,3,4],"more":[1]}],"tail":false})");
+  REQUIRE(d.status.ok());
+  CHECK(values_of<float>(d) == std::vector<float>{1, 2, 3, 4});
+}
+
+TEST_CASE("data that comes before name, shape and datatype still decodes") {
+  const Decoded d = decode(identity_model(), R"({"inputs":[{"data":[[1,2,3,4],[5,6,7,8]],
+      "datatype":"FP32","shape":[2,4],"name":"INPUT0"}]})");
+  CHECK(values_of<float>(d) == std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST_CASE("a body without padding after it is decoded through a padded copy") {
+  const std::string json = one_input("FP32", "[1, 4]", "[1, 2, 3, 4]");
+  OipDecoder decoder;
+  InferRequest request;
+  const Status status = decoder.decode_infer(json, json.size(), identity_model(), request);
+  REQUIRE(status.ok());
+  CHECK(request.inputs[0].values<float>()[3] == 4.0f);
+}
+
+TEST_CASE("a reused decoder and request carry nothing over between requests") {
+  const ModelMetadata model = two_input_model();
+  OipDecoder decoder;
+  InferRequest request;
+  std::string first = R"({"id":"one","parameters":{"p":1},"inputs":[
+      {"name":"A","shape":[1,2],"datatype":"FP32","data":[1,2]},
+      {"name":"B","shape":[1,1],"datatype":"INT32","data":[3]}],"outputs":[{"name":"SUM"}]})";
+  first.reserve(first.size() + kJsonPadding);
+  REQUIRE(decoder.decode_infer(first, first.capacity(), model, request).ok());
+  std::string second = R"({"inputs":[
+      {"name":"A","shape":[2,2],"datatype":"FP32","data":[5,6,7,8]},
+      {"name":"B","shape":[2,1],"datatype":"INT32","data":[9,10]}]})";
+  second.reserve(second.size() + kJsonPadding);
+  REQUIRE(decoder.decode_infer(second, second.capacity(), model, request).ok());
+  CHECK(request.id.empty());
+  CHECK(request.parameters.empty());
+  CHECK(request.requested_outputs.empty());
+  CHECK(request.inputs[0].shape() == Shape{2, 2});
+  CHECK(request.inputs[1].values<std::int32_t>()[1] == 10);
+}
+
+// ---- malformed bodies
+// ----------------------------------------------------------------------------
+
+TEST_CASE("malformed JSON is rejected with simdjson's reason") {
+  const Decoded d = decode(identity_model(), R"({"inputs": [{"name": "INPUT0",)");
+  CHECK(d.status.code() == Errc::invalid_argument);
+  CHECK(d.status.message().starts_with("invalid JSON: "));
+}
+
+TEST_CASE("an empty body is rejected as invalid JSON") {
+  const Decoded d = decode(identity_model(), "");
+  CHECK(d.status.message().starts_with("invalid JSON: "));
+}
+
+TEST_CASE("content after the request object is rejected") {
+  const Decoded d =
+      decode(identity_model(), one_input("FP32", "[1, 4]", "[1, 2, 3, 4]") + R"( {"x":1})");
+  CHECK(d.status.message().starts_with("invalid JSON: "));
+}
+
+TEST_CASE("malformed JSON under an ignored key is still rejected") {
+  const std::string input = R"({"name":"INPUT0","shape":[1,4],"datatype":"FP32","data":[1,2,3,4])";
+  CHECK(decode(identity_model(), R"({"inputs":[)" + input + R"(}],"junk":[1,}]})")
+            .status.message()
+            .starts_with("invalid JSON: "));
+  CHECK(decode(identity_model(), R"({"inputs":[)" + input + R"(,"junk":{"a":nul}}]})")
+            .status.message()
+            .starts_with("invalid JSON: "));
+  CHECK(decode(identity_model(), R"({"inputs":[)" + input + R"(,"parameters":{"x":01}}]})")
+            .status.message()
+            .starts_with("invalid JSON: "));
+}
+
+TEST_CASE("an input with two data keys is rejected") {
+  const Decoded d = decode(identity_model(), R"({"inputs":[{"name":"INPUT0","shape":[1,4],
+      "datatype":"FP32","data":[1,2,3,4],"data":[5,6,7,8]}]})");
+  CHECK(d.status.message() == "inputs[0].data: duplicate key");
+}
+
+TEST_CASE("a body that is not an object is rejected") {
+  CHECK(decode(identity_model(), "[1, 2]").status.message() ==
+        "request body: expected a JSON object, got array");
+  CHECK(decode(identity_model(), "42").status.message() ==
+        "request body: expected a JSON object, got number");
+}
+
+TEST_CASE("a request without inputs is rejected") {
+  CHECK(decode(identity_model(), R"({"id":"x"})").status.message() == "inputs: missing");
+}
+
+TEST_CASE("inputs that are not an array are rejected") {
+  CHECK(decode(identity_model(), R"({"inputs":{"name":"INPUT0"}})").status.message() ==
+        "inputs: expected an array, got object");
+}
+
+TEST_CASE("an input that is not an object is rejected with its index") {
+  CHECK(decode(identity_model(), R"({"inputs":[3]})").status.message() ==
+        "inputs[0]: expected an object, got number");
+}
+
+TEST_CASE("a non-string id is rejected") {
+  CHECK(decode(identity_model(), R"({"id":5,"inputs":[]})").status.message() ==
+        "id: expected a string, got number");
+}
+
+TEST_CASE("an input without data is rejected") {
+  CHECK(decode(identity_model(), R"({"inputs":[{"name":"INPUT0","shape":[1,4],
+      "datatype":"FP32"}]})")
+            .status.message() == "inputs[0].data: missing");
+}
+
+TEST_CASE("an input without a datatype is rejected") {
+  CHECK(decode(identity_model(), R"({"inputs":[{"name":"INPUT0","shape":[1,4],
+      "data":[1,2,3,4]}]})")
+            .status.message() == "inputs[0].datatype: missing");
+}
+
+// ---- validation against the model
+// ----------------------------------------------------------------
+
+TEST_CASE("an input the model does not have is rejected and named") {
+  const Decoded d = decode(two_input_model(), R"({"inputs":[
+      {"name":"A","shape":[1,2],"datatype":"FP32","data":[1,2]},
+      {"name":"FOO","shape":[1,1],"datatype":"INT32","data":[3]}]})");
+  CHECK(d.status.message() == "inputs[1].name: model 'pair' has no input 'FOO'");
+}
+
+TEST_CASE("an input given twice is rejected") {
+  const Decoded d = decode(two_input_model(), R"({"inputs":[
+      {"name":"A","shape":[1,2],"datatype":"FP32","data":[1,2]},
+      {"name":"A","shape":[1,2],"datatype":"FP32","data":[1,2]}]})");
+  CHECK(d.status.message() == "inputs[1].name: duplicate input 'A'");
+}
+
+TEST_CASE("a model input the request leaves out is rejected and named") {
+  const Decoded d = decode(two_input_model(), R"({"inputs":[
+      {"name":"B","shape":[1,1],"datatype":"INT32","data":[3]}]})");
+  CHECK(d.status.message() == "inputs: missing input 'A'");
+}
+
+TEST_CASE("a datatype other than the model's is rejected") {
+  CHECK(error_of(DType::FP32, {-1, 4}, "INT8", "[1, 4]", "[1, 2, 3, 4]") ==
+        "inputs[0].datatype: expected FP32, got INT8");
+}
+
+TEST_CASE("an unknown datatype is rejected") {
+  CHECK(error_of(DType::FP32, {-1, 4}, "FLOAT", "[1, 4]", "[1, 2, 3, 4]") ==
+        "inputs[0].datatype: unknown datatype 'FLOAT'");
+}
+
+TEST_CASE("a shape with a negative or non-integer dimension is rejected") {
+  const std::string expected = "inputs[0].shape: expected an array of non-negative integers";
+  CHECK(error_of(DType::FP32, {-1, 4}, "FP32", "[-1, 4]", "[]") == expected);
+  CHECK(error_of(DType::FP32, {-1, 4}, "FP32", "[1, \"4\"]", "[]") == expected);
+  CHECK(error_of(DType::FP32, {-1, 4}, "FP32", "[1, 4.5]", "[]") == expected);
+  CHECK(error_of(DType::FP32, {-1, 4}, "FP32", "4", "[]") == expected);
+}
+
+TEST_CASE("a shape that does not match the model's declared shape is rejected") {
+  CHECK(error_of(DType::FP32, {-1, 64}, "FP32", "[2, 63]", "[]") ==
+        "inputs[0].shape: [2, 63] does not match the model's [-1, 64]");
+  CHECK(error_of(DType::FP32, {-1, 64}, "FP32", "[64]", "[]") ==
+        "inputs[0].shape: [64] does not match the model's [-1, 64]");
+}
+
+TEST_CASE("a batch larger than max_batch_size is rejected") {
+  ModelMetadata model = identity_model(DType::FP32, {-1, 1}, 64);
+  const Decoded d = decode(model, one_input("FP32", "[300, 1]", "[]"));
+  CHECK(d.status.message() == "inputs[0].shape[0]: batch size 300 exceeds max_batch_size 64");
+}
+
+TEST_CASE("inputs with different batch sizes are rejected") {
+  const Decoded d = decode(two_input_model(), R"({"inputs":[
+      {"name":"A","shape":[2,2],"datatype":"FP32","data":[1,2,3,4]},
+      {"name":"B","shape":[3,1],"datatype":"INT32","data":[1,2,3]}]})");
+  CHECK(d.status.message() == "inputs[1].shape[0]: batch size 3 differs from inputs[0]'s 2");
+}
+
+TEST_CASE("too few or too many elements for the shape are rejected with both counts") {
+  std::string data127 = "[";
+  for (int i = 0; i < 127; ++i) data127 += i ? ",1" : "1";
+  data127 += "]";
+  CHECK(error_of(DType::FP32, {-1, 64}, "FP32", "[2, 64]", data127) ==
+        "inputs[0].data: shape [2, 64] needs 128 elements, got 127");
+  CHECK(error_of(DType::FP32, {-1, 4}, "FP32", "[1, 4]", "[[1, 2, 3, 4], [5]]") ==
+        "inputs[0].data: shape [1, 4] needs 4 elements, got 5");
+}
+
+TEST_CASE("data that is not an array is rejected") {
+  CHECK(error_of(DType::FP32, {-1, 4}, "FP32", "[1, 4]", "\"1,2,3,4\"") ==
+        "inputs[0].data: expected an array, got string");
+}
+
+TEST_CASE("a string among numbers is rejected with its flat index") {
+  CHECK(error_of(DType::FP32, {-1, 4}, "FP32", "[2, 4]", R"([[1, 2, 3, 4], [5, "6", 7, 8]])") ==
+        "inputs[0].data[5]: expected a number, got string");
+  CHECK(error_of(DType::Int32, {-1, 4}, "INT32", "[1, 4]", "[1, null, 3, 4]") ==
+        "inputs[0].data[1]: expected a number, got null");
+}
+
+TEST_CASE("a BOOL input with a number is rejected as not a boolean") {
+  CHECK(error_of(DType::Bool, {-1, 2}, "BOOL", "[1, 2]", "[true, 1]") ==
+        "inputs[0].data[1]: expected a boolean, got number");
+}
+
+TEST_CASE("a BYTES input with a number is rejected as not a string") {
+  CHECK(error_of(DType::Bytes, {-1}, "BYTES", "[2]", R"(["a", 2])") ==
+        "inputs[0].data[1]: expected a string, got number");
+}
+
+TEST_CASE("an INT8 value of 300 is rejected as out of range") {
+  CHECK(error_of(DType::Int8, {-1, 4}, "INT8", "[1, 4]", "[0, 1, 2, 300]") ==
+        "inputs[0].data[3]: 300 is out of range for INT8");
+}
+
+TEST_CASE("INT8 rejects 128 and -129") {
+  CHECK(error_of(DType::Int8, {-1, 1}, "INT8", "[1, 1]", "[128]") ==
+        "inputs[0].data[0]: 128 is out of range for INT8");
+  CHECK(error_of(DType::Int8, {-1, 1}, "INT8", "[1, 1]", "[-129]") ==
+        "inputs[0].data[0]: -129 is out of range for INT8");
+}
+
+TEST_CASE("UINT8 rejects negative values") {
+  CHECK(error_of(DType::UInt8, {-1, 1}, "UINT8", "[1, 1]", "[-1]") ==
+        "inputs[0].data[0]: -1 is out of range for UINT8");
+}
+
+TEST_CASE("UINT64 rejects 2^64 and negative values") {
+  CHECK(error_of(DType::UInt64, {-1, 1}, "UINT64", "[1, 1]", "[18446744073709551616]") ==
+        "inputs[0].data[0]: 18446744073709551616 is out of range for UINT64");
+  CHECK(error_of(DType::UInt64, {-1, 1}, "UINT64", "[1, 1]", "[-1]") ==
+        "inputs[0].data[0]: -1 is out of range for UINT64");
+}
+
+TEST_CASE("INT64 rejects values just beyond its range") {
+  CHECK(error_of(DType::Int64, {-1, 1}, "INT64", "[1, 1]", "[9223372036854775808]") ==
+        "inputs[0].data[0]: 9223372036854775808 is out of range for INT64");
+  CHECK(error_of(DType::Int64, {-1, 1}, "INT64", "[1, 1]", "[-9223372036854775809]") ==
+        "inputs[0].data[0]: -9223372036854775809 is out of range for INT64");
+}
+
+TEST_CASE("an integer input given a fraction is rejected as not an integer") {
+  CHECK(error_of(DType::Int32, {-1, 2}, "INT32", "[1, 2]", "[1, 1.5]") ==
+        "inputs[0].data[1]: expected an integer, got 1.5");
+  CHECK(error_of(DType::Int32, {-1, 2}, "INT32", "[1, 2]", "[1, 2e3]") ==
+        "inputs[0].data[1]: expected an integer, got 2e3");
+}
+
+TEST_CASE("an FP32 value beyond the float range is rejected as out of range") {
+  CHECK(error_of(DType::FP32, {-1, 1}, "FP32", "[1, 1]", "[1e39]") ==
+        "inputs[0].data[0]: 1e+39 is out of range for FP32");
+  CHECK(error_of(DType::FP32, {-1, 1}, "FP32", "[1, 1]", "[-3.5e38]") ==
+        "inputs[0].data[0]: -3.5e+38 is out of range for FP32");
+}
+
+TEST_CASE("an FP16 value beyond 65504 after rounding is rejected as out of range") {
+  CHECK(error_of(DType::FP16, {-1, 1}, "FP16", "[1, 1]", "[65520]") ==
+        "inputs[0].data[0]: 65520 is out of range for FP16");
+  const Decoded ok =
+      decode(identity_model(DType::FP16, {-1, 1}), one_input("FP16", "[1, 1]", "[65519]"));
+  REQUIRE(ok.status.ok());
+  CHECK(half_to_float(*reinterpret_cast<const std::uint16_t*>(
+            ok.request.inputs[0].bytes().data())) == 65504.0f);
+}
+
+TEST_CASE("an FP64 value beyond the double range is rejected as out of range") {
+  CHECK(error_of(DType::FP64, {-1, 1}, "FP64", "[1, 1]", "[1e400]") ==
+        "inputs[0].data[0]: 1e400 is out of range for FP64");
+}
+
+TEST_CASE("a malformed number is rejected as invalid") {
+  CHECK(error_of(DType::FP32, {-1, 1}, "FP32", "[1, 1]", "[01]") ==
+        "inputs[0].data[0]: invalid number '01'");
+  CHECK(error_of(DType::Int32, {-1, 1}, "INT32", "[1, 1]", "[-]") ==
+        "inputs[0].data[0]: invalid number '-'");
+}
+
+TEST_CASE("a shape whose element count overflows is rejected before allocating") {
+  CHECK(error_of(DType::FP32, {-1, -1, -1}, "FP32", "[1, 4294967296, 4294967296]", "[]") ==
+        "inputs[0].shape: [1, 4294967296, 4294967296] has more than 2147483648 elements");
+  CHECK(error_of(DType::FP32, {-1, -1, -1}, "FP32", "[1, 8, 9223372036854775807]", "[]") ==
+        "inputs[0].shape: [1, 8, 9223372036854775807] has more than 2147483648 elements");
+  CHECK(error_of(DType::FP32, {-1, -1, -1}, "FP32", "[1, 65536, 65536]", "[]") ==
+        "inputs[0].shape: [1, 65536, 65536] has more than 2147483648 elements");
+}
+
+TEST_CASE("a shape needing more elements than the body can hold is rejected before allocating") {
+  CHECK(error_of(DType::FP32, {-1, -1}, "FP32", "[1, 1000000000]", "[1]") ==
+        "inputs[0].data: shape [1, 1000000000] needs 1000000000 elements, more than the "
+        "request body holds");
+}
+
+TEST_CASE("data nested deeper than 64 levels is rejected") {
+  const std::string data = std::string(100, '[') + "1" + std::string(100, ']');
+  CHECK(error_of(DType::FP32, {-1, 1}, "FP32", "[1, 1]", data) ==
+        "inputs[0].data: nested deeper than 64 levels");
+}
+
+TEST_CASE("the binary tensor extension is rejected with a hint to send JSON") {
+  const Decoded d = decode(identity_model(), R"({"inputs":[{"name":"INPUT0","shape":[1,4],
+      "datatype":"FP32","parameters":{"binary_data_size":16}}]})");
+  CHECK(d.status.message() == "inputs[0]: binary tensor data is not supported; send JSON data");
+}
+
+TEST_CASE("every truncation or corruption of a valid body is rejected without crashing") {
+  const ModelMetadata model = two_input_model();
+  const std::string valid = R"({"id":"a\"b","parameters":{"k":1},"inputs":[
+      {"name":"A","shape":[2,2],"datatype":"FP32","data":[[1.5,-2e3],[3,4]]},
+      {"data":[7,8],"name":"B","shape":[2,1],"datatype":"INT32"}],"outputs":[{"name":"SUM"}]})";
+  OipDecoder decoder;
+  InferRequest request;
+  for (std::size_t n = 0; n < valid.size(); ++n) {
+    std::string body = valid.substr(0, n);
+    body.reserve(body.size() + kJsonPadding);
+    const Status status = decoder.decode_infer(body, body.capacity(), model, request);
+    CHECK_FALSE(status.ok());
+  }
+  // Replace each byte by characters that break structure, types or escapes.
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    for (char c : std::string_view("]}\"\\,:0x-{[ \x01\xff")) {
+      std::string body = valid;
+      body[i] = c;
+      body.reserve(body.size() + kJsonPadding);
+      (void)decoder.decode_infer(body, body.capacity(), model, request);
+    }
+  }
+  std::string body = valid;
+  body.reserve(body.size() + kJsonPadding);
+  CHECK(decoder.decode_infer(body, body.capacity(), model, request).ok());
+}

@@ -2,7 +2,10 @@
 # HTTP benchmark: OIP v2 infer on the built-in "identity" model, coinfer vs a FastAPI +
 # uvicorn peer vs nginx (a fixed 200, as this machine's ceiling), in one run.
 #
-# Each server is pinned to core 0 and wrk to core 1. Every server gets the same request:
+# All three servers run pinned to core 0 (an idle server costs nothing) and wrk runs on
+# core 1. wrk measures them one at a time, in BENCH_ROUNDS interleaved rounds (coinfer,
+# fastapi, nginx, coinfer, ...), so that noise from this shared machine falls on all three
+# alike; each server's figures are the medians over its rounds. Every server gets the same request:
 # POST /v2/models/identity/infer, Content-Type: application/json, INPUT0 FP32 [1,64].
 # Before measuring, one curl per server checks the answer (coinfer and FastAPI: OUTPUT0
 # echoes the input and OUTPUT1 is the row sum; nginx: 200 with {"ok":true}).
@@ -14,7 +17,8 @@
 #   COINFER_SERVE        coinfer-serve binary           (default build/coinfer-serve)
 #   COINFER_CONFIG       its config file                (default configs/default.toml)
 #   BENCH_DURATION       seconds measured per server    (default 10)
-#   BENCH_WARMUP         seconds of unreported warm-up  (default 2)
+#   BENCH_WARMUP         seconds of unreported warm-up before each server's first round (default 2)
+#   BENCH_ROUNDS         interleaved rounds; medians are reported (default 1)
 #   BENCH_CONNECTIONS    wrk connections                (default 64)
 #   BENCH_WRK_THREADS    wrk threads                    (default 1)
 #   BENCH_SERVER_CPU     core for the servers           (default 0)
@@ -30,6 +34,7 @@ COINFER_SERVE=${COINFER_SERVE:-build/coinfer-serve}
 COINFER_CONFIG=${COINFER_CONFIG:-configs/default.toml}
 DURATION=${BENCH_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-2}
+ROUNDS=${BENCH_ROUNDS:-1}
 CONNECTIONS=${BENCH_CONNECTIONS:-64}
 WRK_THREADS=${BENCH_WRK_THREADS:-1}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
@@ -58,25 +63,37 @@ if [[ ! -x $COINFER_SERVE ]]; then
 fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/coinfer-http-bench.XXXXXX")
-SERVER_PID=""
+SERVER_PID=""          # the server being started
+declare -A PIDS=()     # name -> pid, for every server started
+declare -A URLS=()     # name -> base URL
+declare -A INFO=()     # name -> description for the results
 
-stop_server() {
+stop_pid() {
+  local pid=$1
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+stop_all() {
+  local name
+  for name in "${!PIDS[@]}"; do
+    stop_pid "${PIDS[$name]}"
+    unset "PIDS[$name]"
+  done
   if [[ -n $SERVER_PID ]]; then
-    if kill -0 "$SERVER_PID" 2>/dev/null; then
-      kill -TERM "$SERVER_PID" 2>/dev/null || true
-      for _ in $(seq 50); do
-        kill -0 "$SERVER_PID" 2>/dev/null || break
-        sleep 0.1
-      done
-      kill -KILL "$SERVER_PID" 2>/dev/null || true
-    fi
-    wait "$SERVER_PID" 2>/dev/null || true
+    stop_pid "$SERVER_PID"
     SERVER_PID=""
   fi
 }
 cleanup() {
   local rc=$?
-  stop_server
+  stop_all
   if [[ $rc != 0 ]]; then
     log "failed (exit $rc); server logs kept in $TMP"
   else
@@ -149,23 +166,28 @@ check_nginx() {
   log "nginx: answer ok (200 {\"ok\":true})"
 }
 
-# run_wrk NAME URL INFO: warm up, measure, print one JSON line to stdout and keep it.
+# run_wrk NAME ROUND: (warm up in round 1,) measure, append one JSON line to $RESULTS.
 RESULTS=$TMP/results.jsonl
 : >"$RESULTS"
 run_wrk() {
-  local name=$1 url=$2 info=$3
-  local out=$TMP/$name.wrk.txt
-  if [[ $WARMUP != 0 ]]; then
+  local name=$1 round=$2
+  local url=${URLS[$name]} info=${INFO[$name]}
+  local out=$TMP/$name.$round.wrk.txt
+  if [[ $WARMUP != 0 && $round == 1 ]]; then
     taskset -c "$CLIENT_CPU" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" \
       -s bench/oip_infer.lua "$url$INFER_PATH" >/dev/null
   fi
-  log "$name: measuring ${DURATION}s, $CONNECTIONS connections, $WRK_THREADS wrk thread(s)"
+  log "$name: round $round/$ROUNDS: measuring ${DURATION}s, $CONNECTIONS connections, $WRK_THREADS wrk thread(s)"
+  local noisy=false
+  pgrep -x cc1plus >/dev/null 2>&1 && noisy=true
   taskset -c "$CLIENT_CPU" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency \
     -s bench/oip_infer.lua "$url$INFER_PATH" >"$out"
-  kill -0 "$SERVER_PID" 2>/dev/null || die "$name: server died during the run"
-  "$PYTHON" - "$out" "$name" "$DURATION" "$CONNECTIONS" "$WRK_THREADS" "$info" <<'EOF' | tee -a "$RESULTS"
+  pgrep -x cc1plus >/dev/null 2>&1 && noisy=true
+  [[ $noisy == false ]] || log "WARNING: $name: a compiler was running around this measurement"
+  kill -0 "${PIDS[$name]}" 2>/dev/null || die "$name: server died during the run"
+  "$PYTHON" - "$out" "$name" "$DURATION" "$CONNECTIONS" "$WRK_THREADS" "$info" "$noisy" "$round" <<'EOF' >>"$RESULTS"
 import json, re, sys
-path, name, dur, conns, threads, server_info = sys.argv[1:7]
+path, name, dur, conns, threads, server_info, noisy, rnd = sys.argv[1:9]
 text = open(path).read()
 def lat_ms(s):
     m = re.fullmatch(r"([\d.]+)(us|ms|s|m)", s)
@@ -181,6 +203,7 @@ print(json.dumps({
     "requests": total, "non_2xx": int(non2xx.group(1)) if non2xx else 0,
     "socket_errors": dict(zip(["connect", "read", "write", "timeout"], map(int, sock.groups()))) if sock else None,
     "duration_s": int(dur), "connections": int(conns), "wrk_threads": int(threads),
+    "compiler_running": noisy == "true", "round": int(rnd),
 }))
 if non2xx or (sock and any(map(int, sock.groups()))):
     print(f"[http_bench] WARNING: {name}: non-2xx or socket errors during the run; see the JSON line",
@@ -217,8 +240,8 @@ if [[ $RUN_COINFER == 1 ]]; then
   check_oip coinfer "http://127.0.0.1:$port"
   COINFER_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
   [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || COINFER_REV+="+dirty"
-  run_wrk coinfer "http://127.0.0.1:$port" "coinfer-serve --threads 1, git $COINFER_REV"
-  stop_server
+  PIDS[coinfer]=$SERVER_PID URLS[coinfer]="http://127.0.0.1:$port" SERVER_PID=""
+  INFO[coinfer]="coinfer-serve --threads 1, git $COINFER_REV"
 fi
 
 # --- 2. FastAPI + uvicorn ---------------------------------------------------------
@@ -231,8 +254,8 @@ wait_http "http://127.0.0.1:$port/v2/health/ready" 150 \
   || die "fastapi: not ready on port $port; stderr: $(tail -5 "$TMP/fastapi.err")"
 log "fastapi: listening on port $port (loop $UVICORN_LOOP, http $UVICORN_HTTP)"
 check_oip fastapi "http://127.0.0.1:$port"
-run_wrk fastapi "http://127.0.0.1:$port" "$PY_VERSIONS, 1 worker, loop=$UVICORN_LOOP, http=$UVICORN_HTTP"
-stop_server
+PIDS[fastapi]=$SERVER_PID URLS[fastapi]="http://127.0.0.1:$port" SERVER_PID=""
+INFO[fastapi]="$PY_VERSIONS, 1 worker, loop=$UVICORN_LOOP, http=$UVICORN_HTTP"
 
 # --- 3. nginx (ceiling) ---------------------------------------------------------------
 port=$(free_port)
@@ -265,18 +288,44 @@ SERVER_PID=$!
 wait_http "http://127.0.0.1:$port/" || die "nginx: not ready; $(tail -5 "$TMP/nginx.err" "$TMP/nginx/logs/error.log")"
 log "nginx: listening on port $port"
 check_nginx "http://127.0.0.1:$port"
-run_wrk nginx "http://127.0.0.1:$port" "nginx $NGINX_VERSION, worker_processes 1, fixed 200"
-stop_server
+PIDS[nginx]=$SERVER_PID URLS[nginx]="http://127.0.0.1:$port" SERVER_PID=""
+INFO[nginx]="nginx $NGINX_VERSION, worker_processes 1, fixed 200"
+
+# --- measure, interleaved ---------------------------------------------------------------
+ORDER=()
+[[ $RUN_COINFER == 1 ]] && ORDER+=(coinfer)
+ORDER+=(fastapi nginx)
+for round in $(seq "$ROUNDS"); do
+  for name in "${ORDER[@]}"; do
+    run_wrk "$name" "$round"
+  done
+done
+stop_all
 
 # --- summary --------------------------------------------------------------------------
 "$PYTHON" - "$RESULTS" "$WRK_VERSION" "$NGINX_VERSION" "$PY_VERSIONS" "$UVICORN_LOOP" "$UVICORN_HTTP" \
   "$SERVER_CPU" "$CLIENT_CPU" <<'EOF'
-import datetime, json, os, sys
+import datetime, json, os, statistics, sys
 path, wrk_v, nginx_v, py_v, loop, http, scpu, ccpu = sys.argv[1:9]
-res = {}
+runs = {}
 for line in open(path):
     r = json.loads(line)
-    res[r["server"]] = r
+    runs.setdefault(r.pop("server"), []).append(r)
+res = {}
+for name, rs in runs.items():   # one JSON line per server: medians over the rounds
+    med = lambda key: round(statistics.median(r[key] for r in rs), 3)
+    res[name] = {
+        "bench": "http_oip_infer", "server": name, "server_info": rs[0]["server_info"],
+        "req_per_s": med("req_per_s"), "p50_ms": med("p50_ms"), "p99_ms": med("p99_ms"),
+        "rounds": len(rs), "req_per_s_rounds": [r["req_per_s"] for r in rs],
+        "p99_ms_rounds": [r["p99_ms"] for r in rs],
+        "requests": sum(r["requests"] for r in rs), "non_2xx": sum(r["non_2xx"] for r in rs),
+        "socket_errors": [r["socket_errors"] for r in rs if r["socket_errors"]] or None,
+        "duration_s": rs[0]["duration_s"], "connections": rs[0]["connections"],
+        "wrk_threads": rs[0]["wrk_threads"],
+        "compiler_running": any(r["compiler_running"] for r in rs),
+    }
+    print(json.dumps(res[name]))
 rps = {k: v["req_per_s"] for k, v in res.items()}
 p99 = {k: v["p99_ms"] for k, v in res.items()}
 c, f, n = rps.get("coinfer"), rps.get("fastapi"), rps.get("nginx")
@@ -285,13 +334,14 @@ pct_nginx = round(100 * c / n, 1) if c and n else None
 summary = {
     "bench": "http_oip_infer_summary",
     "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-    "cores": os.cpu_count(), "server_cpu": int(scpu), "client_cpu": int(ccpu),
+    "cores": os.cpu_count(), "loadavg_1m": round(os.getloadavg()[0], 2), "server_cpu": int(scpu), "client_cpu": int(ccpu),
     "wrk": wrk_v, "nginx": nginx_v, "python": py_v, "uvicorn_loop": loop, "uvicorn_http": http,
     "req_per_s": rps, "p99_ms": p99,
     "coinfer_over_fastapi": x_fastapi, "coinfer_pct_of_nginx": pct_nginx,
     "target_coinfer_over_fastapi": 10, "target_coinfer_pct_of_nginx": 60,
     "met_fastapi_target": None if x_fastapi is None else x_fastapi >= 10,
     "met_nginx_target": None if pct_nginx is None else pct_nginx >= 60,
+    "compiler_running": sorted(k for k, v in res.items() if v.get("compiler_running")),
 }
 print(json.dumps(summary))
 fmt = lambda v, nd: "—" if v is None else f"{v:,.{nd}f}"
@@ -312,5 +362,8 @@ for k in ("coinfer", "fastapi", "nginx"):
 print()
 print(f"{summary['date']}; {os.cpu_count()} cores; servers on core {scpu}, wrk {wrk_v} on core {ccpu}; "
       f"{res[next(iter(res))]['connections']} connections, {res[next(iter(res))]['wrk_threads']} wrk thread(s), "
-      f"{res[next(iter(res))]['duration_s']} s per server.")
+      f"{res[next(iter(res))]['duration_s']} s per server per round, "
+      f"{res[next(iter(res))]['rounds']} interleaved round(s), medians."
+      + (f" NOISY: a compiler was running during {', '.join(summary['compiler_running'])}."
+         if summary["compiler_running"] else ""))
 EOF

@@ -13,8 +13,13 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
 }
 
 void Tensor::resize(DType dtype, Shape shape) {
-  dtype_ = dtype;
   shape_ = std::move(shape);
+  resize(dtype, std::span<const std::int64_t>(shape_));
+}
+
+void Tensor::resize(DType dtype, std::span<const std::int64_t> shape) {
+  dtype_ = dtype;
+  if (shape.data() != shape_.data()) shape_.assign(shape.begin(), shape.end());
   const auto count = static_cast<std::size_t>(element_count(shape_));
   assert(element_count(shape_) >= 0);
   if (dtype_ == DType::Bytes) {

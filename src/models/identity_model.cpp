@@ -18,8 +18,8 @@ Status IdentityModel::forward(std::span<const ConstTensorView> inputs, std::span
   const ConstTensorView& in = inputs[0];
   const auto rows = in.shape[0];
   const auto cols = in.shape[1];
-  outputs[0].resize(DType::FP32, in.shape);
-  outputs[1].resize(DType::FP32, {rows});
+  outputs[0].resize(DType::FP32, std::span<const std::int64_t>(in.shape));
+  outputs[1].resize(DType::FP32, std::span<const std::int64_t>(&rows, 1));
   const auto x = in.values<float>();
   std::ranges::copy(x, outputs[0].values<float>().begin());
   auto sums = outputs[1].values<float>();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "coinfer/models/safetensors.hpp"
 #include "coinfer/ops/reference.hpp"
@@ -41,7 +42,8 @@ Status Mlp::load(const std::filesystem::path& file, std::string name, std::strin
     if (w == nullptr) break;
     const SafetensorsTensor* b = weights.tensor(prefix + ".bias");
     if (w->dtype != SafetensorsDType::F32 || w->shape.size() != 2 || w->shape[0] < 1 ||
-        w->shape[1] < 1) {
+        w->shape[1] < 1 || w->shape[0] > std::numeric_limits<int>::max() ||
+        w->shape[1] > std::numeric_limits<int>::max()) {
       return Status::invalid(origin + ": " + prefix + ".weight must be F32 [out, in], got " +
                              std::string(to_string(w->dtype)) + " " + to_string(w->shape));
     }
@@ -113,8 +115,9 @@ Status Mlp::forward(std::span<const ConstTensorView> inputs, std::span<Tensor> o
   const ConstTensorView& x = inputs[0];
   if (auto status = check_input(x); !status) return status;
   const auto m = static_cast<int>(x.shape[0]);
-  outputs[0].resize(DType::FP32, {m, classes()});
-  outputs[1].resize(DType::Int64, {m});
+  const std::int64_t probabilities_shape[] = {m, classes()};
+  outputs[0].resize(DType::FP32, probabilities_shape);
+  outputs[1].resize(DType::Int64, std::span<const std::int64_t>(probabilities_shape, 1));
   if (m == 0) return {};
 
   float* probabilities = outputs[0].values<float>().data();

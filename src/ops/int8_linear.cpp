@@ -14,10 +14,12 @@
 namespace coinfer {
 
 // Design: one oneDNN matmul primitive per layer, created at load with a run-time M
-// (DNNL_RUNTIME_DIM_VAL), so any batch 1..max_batch runs without creating primitives. oneDNN
-// 2.6 serves run-time M with its JIT int8 GEMM (s8 x s8 -> s32, which handles the s8-source
-// compensation internally), the same kernel it picks for small fixed M on AVX2/AVX-512. Signed
-// activations keep the quantization symmetric: no zero point, no +128 shift of our own.
+// (DNNL_RUNTIME_DIM_VAL), so any batch 1..max_batch runs without creating primitives; oneDNN
+// 2.6 serves it with its JIT int8 GEMM. The source is u8: activations are quantized
+// symmetrically to [-127, 127] and stored +128. oneDNN's u8 x s8 kernels are its native ones on
+// AVX2/AVX-512(-VNNI); with an s8 source it shifts and compensates internally on every call,
+// which measured ~20x slower at M = 1 here. We compensate ourselves with a constant per column:
+//   sum_k (q_x + 128) q_w = acc_true + 128 * sum_k q_w[n][k]   (exact in INT32).
 struct Int8Linear::State {
   int n = 0;          // out_features
   int k = 0;          // in_features
@@ -27,7 +29,8 @@ struct Int8Linear::State {
   std::vector<float> col_scale;    // FP32 [n]: per-output-channel weight scales
   std::vector<float> bias;         // FP32 [n] (zeros when the layer has none)
   std::vector<float> fp32_weight;  // FP32 [n, k] row-major; empty unless kept
-  std::vector<std::int8_t> x_q;    // INT8 [max_batch, k] row-major: quantized activations
+  std::vector<std::int32_t> comp;  // INT32 [n]: 128 * sum_k W_q[n][k], the u8-shift term
+  std::vector<std::uint8_t> x_q;   // UINT8 [max_batch, k] row-major: quantized activations +128
   std::vector<float> row_scale;    // FP32 [max_batch]: per-row activation scales
   std::vector<std::int32_t> acc;   // INT32 [max_batch, n] row-major: GEMM accumulator
 
@@ -38,7 +41,7 @@ struct Int8Linear::State {
   // [k, n] matrix with strides {1, k}, unless oneDNN prefers a blocked layout).
   dnnl::memory weights;
   dnnl::memory scratchpad;            // user-mode scratchpad: none allocated per call
-  std::vector<dnnl::memory> src_mem;  // [max_batch]: src_mem[m-1] views x_q as [m, k]
+  std::vector<dnnl::memory> src_mem;  // [max_batch]: src_mem[m-1] views x_q as u8 [m, k]
   std::vector<dnnl::memory> dst_mem;  // [max_batch]: dst_mem[m-1] views acc as [m, n]
 };
 
@@ -47,10 +50,11 @@ namespace {
 using dt = dnnl::memory::data_type;
 using dims = dnnl::memory::dims;
 
-// One fused pass: dequantize, bias, activation. The activation switch sits outside the loops
-// so that each loop vectorizes.
-void epilogue(const std::int32_t* acc, int m, int n, const float* row_scale, const float* col_scale,
-              const float* bias, Activation activation, float* y) {
+// One fused pass: remove the u8-shift term, dequantize, bias, activation. The activation switch
+// sits outside the loops so that each loop vectorizes.
+void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
+              const float* row_scale, const float* col_scale, const float* bias,
+              Activation activation, float* y) {
   for (int r = 0; r < m; ++r) {
     const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(n);
     const std::int32_t* a = acc + offset;
@@ -58,17 +62,20 @@ void epilogue(const std::int32_t* acc, int m, int n, const float* row_scale, con
     const float rs = row_scale[r];
     switch (activation) {
       case Activation::none:
-        for (int c = 0; c < n; ++c) out[c] = static_cast<float>(a[c]) * rs * col_scale[c] + bias[c];
+        for (int c = 0; c < n; ++c) {
+          out[c] = static_cast<float>(a[c] - comp[c]) * rs * col_scale[c] + bias[c];
+        }
         break;
       case Activation::relu:
         for (int c = 0; c < n; ++c) {
-          out[c] = std::max(static_cast<float>(a[c]) * rs * col_scale[c] + bias[c], 0.0f);
+          const float v = static_cast<float>(a[c] - comp[c]) * rs * col_scale[c] + bias[c];
+          out[c] = std::max(v, 0.0f);
         }
         break;
       case Activation::gelu:
         for (int c = 0; c < n; ++c) {
-          const float v = static_cast<float>(a[c]) * rs * col_scale[c] + bias[c];
-          out[c] = 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+          const float v = static_cast<float>(a[c] - comp[c]) * rs * col_scale[c] + bias[c];
+          out[c] = gelu(v);
         }
         break;
     }
@@ -90,6 +97,11 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
         "Int8Linear: out_features, in_features and max_batch must be >= 1 (got " +
         std::to_string(out_features) + ", " + std::to_string(in_features) + ", " +
         std::to_string(max_batch) + ")");
+  }
+  // INT32 accumulation stays exact while k * 255 * 127 < 2^31.
+  if (in_features > max_in_features) {
+    return Status::invalid("Int8Linear: in_features " + std::to_string(in_features) + " exceeds " +
+                           std::to_string(max_in_features) + " (INT32 accumulator range)");
   }
   const auto n = static_cast<std::size_t>(out_features);
   const auto k = static_cast<std::size_t>(in_features);
@@ -121,12 +133,18 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
     std::vector<std::int8_t> w_q(n * k);
     quantize_weights_per_channel(weight.data(), out_features, in_features, w_q.data(),
                                  s->col_scale.data());
+    s->comp.resize(n);
+    for (std::size_t c = 0; c < n; ++c) {
+      std::int32_t sum = 0;
+      for (std::size_t i = 0; i < k; ++i) sum += w_q[c * k + i];
+      s->comp[c] = 128 * sum;
+    }
 
     s->engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
     s->stream = dnnl::stream(s->engine);
     const dnnl::memory::dim K = in_features;
     const dnnl::memory::dim N = out_features;
-    const dnnl::memory::desc src_md({DNNL_RUNTIME_DIM_VAL, K}, dt::s8, dims{K, 1});
+    const dnnl::memory::desc src_md({DNNL_RUNTIME_DIM_VAL, K}, dt::u8, dims{K, 1});
     const dnnl::memory::desc any_weights_md({K, N}, dt::s8, dnnl::memory::format_tag::any);
     const dnnl::memory::desc dst_md({DNNL_RUNTIME_DIM_VAL, N}, dt::s32, dims{N, 1});
     dnnl::primitive_attr attr;
@@ -145,7 +163,7 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
     s->src_mem.reserve(rows);
     s->dst_mem.reserve(rows);
     for (dnnl::memory::dim m = 1; m <= max_batch; ++m) {
-      s->src_mem.emplace_back(dnnl::memory::desc({m, K}, dt::s8, dims{K, 1}), s->engine,
+      s->src_mem.emplace_back(dnnl::memory::desc({m, K}, dt::u8, dims{K, 1}), s->engine,
                               s->x_q.data());
       s->dst_mem.emplace_back(dnnl::memory::desc({m, N}, dt::s32, dims{N, 1}), s->engine,
                               s->acc.data());
@@ -166,7 +184,7 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
     return Status::invalid("Int8Linear: batch of " + std::to_string(m) + " rows, expected 1.." +
                            std::to_string(s->max_batch));
   }
-  quantize_activations_per_row(x, m, s->k, s->x_q.data(), s->row_scale.data());
+  quantize_activations_per_row_u8(x, m, s->k, s->x_q.data(), s->row_scale.data());
 
   // The C API takes the arguments as an array: the C++ one wants an unordered_map, which would
   // allocate on every call.
@@ -185,8 +203,8 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
     return {Errc::internal, "Int8Linear: oneDNN stream wait failed (dnnl_status " +
                                 std::to_string(static_cast<int>(st)) + ")"};
   }
-  epilogue(s->acc.data(), m, s->n, s->row_scale.data(), s->col_scale.data(), s->bias.data(),
-           s->activation, y);
+  epilogue(s->acc.data(), m, s->n, s->comp.data(), s->row_scale.data(), s->col_scale.data(),
+           s->bias.data(), s->activation, y);
   return {};
 }
 

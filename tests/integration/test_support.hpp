@@ -33,10 +33,10 @@ inline ServerConfig test_config() {
 class TestServer {
  public:
   explicit TestServer(ServerConfig config = test_config(), int io_threads = 1,
-                      BatchPolicy policy = {}) {
-    (void)repository_.add(std::make_unique<Endpoint>(
-        std::make_shared<IdentityModel>("identity", "1", policy.max_batch_size), io_.get_executor(),
-        executor_, policy));
+                      BatchPolicy policy = {}, std::shared_ptr<Model> model = nullptr) {
+    if (!model) model = std::make_shared<IdentityModel>("identity", "1", policy.max_batch_size);
+    (void)repository_.add(
+        std::make_unique<Endpoint>(std::move(model), io_.get_executor(), executor_, policy));
     add_oip_routes(router_, repository_);
     server_ = std::make_unique<net::HttpServer>(io_.get_executor(), config, router_);
     if (auto status = server_->listen(); !status.ok()) throw std::runtime_error(status.message());

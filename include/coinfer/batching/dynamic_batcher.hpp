@@ -99,10 +99,6 @@ class DynamicBatcher {
   auto async_submit(BatchTicket& ticket, const SubmitOptions& options, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, void(Status)>(
         [this, &ticket, options](auto handler) {
-          auto slot = boost::asio::get_associated_cancellation_slot(handler);
-          if (slot.is_connected()) {
-            slot.assign([this, &ticket](boost::asio::cancellation_type) { cancel(ticket); });
-          }
           // Tracked: the caller's io_context keeps running while its request is queued.
           ticket.handler_executor_ = boost::asio::prefer(
               boost::asio::get_associated_executor(handler, strand_.get_inner_executor()),
@@ -111,6 +107,12 @@ class DynamicBatcher {
           // any_completion_handler wraps the source in itself and recurses.
           boost::asio::any_completion_handler<void(Status)> erased(std::move(handler));
           ticket.handler_.swap(erased);
+          // The erased handler owns a cancellation state chained to the caller's slot; its
+          // own slot is the one that hears a cancellation (e.g. the client disconnecting).
+          auto slot = boost::asio::get_associated_cancellation_slot(ticket.handler_);
+          if (slot.is_connected()) {
+            slot.assign([this, &ticket](boost::asio::cancellation_type) { cancel(ticket); });
+          }
           enqueue(ticket, options);
         },
         token);

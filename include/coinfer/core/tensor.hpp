@@ -46,6 +46,8 @@ class Tensor {
   // Re-types and reshapes in place, reusing the storage's capacity: once a tensor has held
   // as many bytes, this allocates nothing (outputs reused batch after batch).
   void resize(DType dtype, Shape shape);
+  // The same, reusing the shape's storage too (no allocation at all once warmed up).
+  void resize(DType dtype, std::span<const std::int64_t> shape);
 
   std::vector<std::string>& strings() noexcept { return strings_; }
   const std::vector<std::string>& strings() const noexcept { return strings_; }

@@ -11,13 +11,16 @@ namespace coinfer {
 // A fully connected layer y = act(x W^T + b) run in INT8 on the CPU (oneDNN):
 // - weights quantized once at create(), symmetric per output channel (see quantize.hpp);
 // - activations quantized per row at each forward();
-// - s8 x s8 -> s32 GEMM, then one fused epilogue pass per element:
-//     y[m][n] = act(acc[m][n] * row_scale[m] * col_scale[n] + b[n]).
+// - u8 (activations +128) x s8 -> s32 GEMM, then one fused epilogue pass per element:
+//     y[m][n] = act((acc[m][n] - 128 * sum_k W_q[n][k]) * row_scale[m] * col_scale[n] + b[n]).
 // Every buffer forward() touches (quantized x, row scales, accumulator, oneDNN scratchpad)
 // is allocated at create() for max_batch rows; forward() allocates nothing and creates no
 // oneDNN primitive. One instance is never run concurrently; distinct instances may be.
 class Int8Linear {
  public:
+  // Largest in_features whose u8 x s8 dot products cannot overflow the INT32 accumulator.
+  static constexpr int max_in_features = 65536;
+
   Int8Linear();  // empty: usable only as the target of create()
   ~Int8Linear();
   Int8Linear(Int8Linear&&) noexcept;

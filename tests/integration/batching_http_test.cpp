@@ -1,0 +1,139 @@
+// The batcher behind real HTTP connections.
+#include <doctest/doctest.h>
+
+#include <condition_variable>
+
+#include "test_support.hpp"
+
+using namespace coinfer;
+using namespace coinfer::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Identity with a gate: while closed, forward() holds the executor, so requests queue.
+class GatedIdentity final : public Model {
+ public:
+  GatedIdentity() : inner_("identity", "1", 8) {}
+  const ModelMetadata& metadata() const noexcept override { return inner_.metadata(); }
+  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
+    std::unique_lock lock(mutex_);
+    ++held_;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return open_; });
+    rows_seen_ += inputs[0].shape[0];
+    return inner_.forward(inputs, outputs);
+  }
+  void set_open(bool open) {
+    std::lock_guard lock(mutex_);
+    open_ = open;
+    changed_.notify_all();
+  }
+  void wait_held() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return held_ > 0; });
+  }
+  std::int64_t rows_seen() {
+    std::lock_guard lock(mutex_);
+    return rows_seen_;
+  }
+
+ private:
+  IdentityModel inner_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = true;
+  int held_ = 0;
+  std::int64_t rows_seen_ = 0;
+};
+
+std::string metrics_line(Client& client, std::string_view name) {
+  const auto body = client.get("/metrics").body;
+  const auto at = body.find(std::string(name) + "{");
+  if (at == std::string::npos) return {};
+  return body.substr(at, body.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST_CASE("a client that disconnects while queued is dropped before compute") {
+  BatchPolicy policy;
+  policy.max_batch_size = 1;
+  auto model = std::make_shared<GatedIdentity>();
+  TestServer server(test_config(), 1, policy, model);
+  model->set_open(false);
+
+  Client running(server.port());
+  running.send(http::verb::post, "/v2/models/identity/infer", infer_body(2, "running"),
+               "application/json");
+  model->wait_held();
+  {
+    Client leaving(server.port());
+    leaving.send(http::verb::post, "/v2/models/identity/infer", infer_body(2, "leaving"),
+                 "application/json");
+    std::this_thread::sleep_for(50ms);  // queued behind the held batch
+  }  // closes its connection
+  Client observer(server.port());
+  std::string cancelled;
+  for (int i = 0; i < 500 && cancelled.find(" 1") == std::string::npos; ++i) {
+    cancelled = metrics_line(observer, "coinfer_inference_cancelled");
+    std::this_thread::sleep_for(10ms);
+  }
+  CHECK(cancelled == R"(coinfer_inference_cancelled{model="identity",version="1"} 1)");
+  model->set_open(true);
+  CHECK(running.receive().status == 200);
+  CHECK(model->rows_seen() == 1);  // the cancelled request never reached the model
+}
+
+TEST_CASE("concurrent HTTP requests are batched and /metrics shows it") {
+  BatchPolicy policy;
+  policy.max_batch_size = 64;
+  policy.max_queue_delay = 20ms;
+  TestServer server(test_config(), 1, policy);
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 64; ++i) clients.push_back(std::make_unique<Client>(server.port()));
+  for (int i = 0; i < 64; ++i) {
+    clients[i]->send(http::verb::post, "/v2/models/identity/infer", infer_body(4, std::to_string(i)),
+                     "application/json");
+  }
+  for (int i = 0; i < 64; ++i) {
+    const auto reply = clients[i]->receive();
+    REQUIRE(reply.status == 200);
+    REQUIRE(reply.body.find("\"id\":\"" + std::to_string(i) + "\"") != std::string::npos);
+  }
+  Client client(server.port());
+  const auto inferences = metrics_line(client, "coinfer_inference_count");
+  const auto executions = metrics_line(client, "coinfer_inference_exec_count");
+  CHECK(inferences == R"(coinfer_inference_count{model="identity",version="1"} 64)");
+  const auto exec = std::stoi(executions.substr(executions.rfind(' ') + 1));
+  CHECK(exec < 64);  // average batch size above 1
+  CHECK(client.get("/metrics").headers[http::field::content_type] == "text/plain; version=0.0.4");
+}
+
+TEST_CASE("a full queue answers 503 with Retry-After and an expired request 504") {
+  BatchPolicy policy;
+  policy.max_batch_size = 1;
+  policy.max_queue_size = 1;
+  auto model = std::make_shared<GatedIdentity>();
+  TestServer server(test_config(), 1, policy, model);
+  model->set_open(false);
+  Client running(server.port());
+  running.send(http::verb::post, "/v2/models/identity/infer", infer_body(2), "application/json");
+  model->wait_held();
+  Client queued(server.port());
+  queued.send(http::verb::post, "/v2/models/identity/infer",
+              R"({"parameters":{"timeout":20000},"inputs":[{"name":"INPUT0","shape":[1,1],"datatype":"FP32","data":[1]}]})",
+              "application/json");
+  std::this_thread::sleep_for(5ms);
+  Client rejected(server.port());
+  const auto full = rejected.post("/v2/models/identity/infer", infer_body(2));
+  if (full.status == 503) {  // the queued request still held its place
+    CHECK(full.headers["Retry-After"] == "1");
+    CHECK(full.body.find("queue full") != std::string::npos);
+  }
+  const auto expired = queued.receive();
+  CHECK(expired.status == 504);
+  CHECK(expired.body.find("timed out") != std::string::npos);
+  model->set_open(true);
+  CHECK(running.receive().status == 200);
+}

@@ -1,0 +1,340 @@
+#include <doctest/doctest.h>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+#include <condition_variable>
+#include <future>
+#include <thread>
+
+#include "coinfer/batching/dynamic_batcher.hpp"
+#include "coinfer/core/metrics.hpp"
+#include "coinfer/runtime/cpu_executor.hpp"
+
+using namespace coinfer;
+using namespace std::chrono_literals;
+namespace asio = boost::asio;
+
+namespace {
+
+// Echoes INPUT0 (FP32 [-1, -1]) as OUTPUT0 and records each batch's first column and width.
+// While closed, the gate holds forward() so that tests can fill the queue behind a batch.
+class EchoModel final : public Model {
+ public:
+  EchoModel() {
+    meta_.name = "echo";
+    meta_.max_batch_size = 1024;
+    meta_.inputs = {{"INPUT0", DType::FP32, {-1, -1}}};
+    meta_.outputs = {{"OUTPUT0", DType::FP32, {-1, -1}}};
+  }
+  const ModelMetadata& metadata() const noexcept override { return meta_; }
+  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
+    {
+      std::unique_lock lock(mutex_);
+      ++waiting_;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return open_; });
+      --waiting_;
+      const auto rows = inputs[0].shape[0];
+      const auto cols = inputs[0].shape[1];
+      std::vector<float> first_column;
+      for (std::int64_t r = 0; r < rows; ++r) first_column.push_back(inputs[0].values<float>()[r * cols]);
+      batches_.push_back(std::move(first_column));
+      widths_.push_back(cols);
+    }
+    outputs[0].resize(DType::FP32, inputs[0].shape);
+    std::memcpy(outputs[0].bytes().data(), inputs[0].data, inputs[0].size_bytes());
+    return {};
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    open_ = false;
+  }
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  // Waits until a batch is held at the closed gate.
+  void wait_held() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return waiting_ > 0; });
+  }
+  std::vector<std::vector<float>> batches() {
+    std::lock_guard lock(mutex_);
+    return batches_;
+  }
+  std::vector<std::int64_t> widths() {
+    std::lock_guard lock(mutex_);
+    return widths_;
+  }
+
+ private:
+  ModelMetadata meta_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = true;
+  int waiting_ = 0;
+  std::vector<std::vector<float>> batches_;
+  std::vector<std::int64_t> widths_;
+};
+
+struct Result {
+  Status status;
+  std::vector<float> output;
+  std::chrono::steady_clock::duration elapsed{};
+};
+
+// Runs a batcher on an io_context driven by one background thread.
+struct Fixture {
+  explicit Fixture(BatchPolicy policy) : batcher(io.get_executor(), executor, model, policy, &metrics) {}
+  ~Fixture() {
+    model.open();
+    work.reset();
+    thread.join();
+  }
+
+  // One request: a row of `width` floats all equal to `value`.
+  asio::awaitable<Result> request(float value, SubmitOptions options = {}, int width = 1) {
+    const auto started = std::chrono::steady_clock::now();
+    BatchTicket ticket;
+    const Shape shapes[] = {{1, width}};
+    Result result;
+    result.status = batcher.reserve(shapes, options, ticket);
+    if (!result.status.ok()) co_return result;
+    auto row = ticket.input(0);
+    for (int i = 0; i < width; ++i) std::memcpy(row.data() + i * sizeof(float), &value, sizeof value);
+    result.status = co_await batcher.async_submit(ticket, options, asio::use_awaitable);
+    if (result.status.ok()) {
+      auto out = ticket.outputs()[0].values<float>();
+      result.output.assign(out.begin(), out.end());
+    }
+    result.elapsed = std::chrono::steady_clock::now() - started;
+    co_return result;
+  }
+
+  std::future<Result> spawn(float value, SubmitOptions options = {}, int width = 1) {
+    return asio::co_spawn(io, request(value, options, width), asio::use_future);
+  }
+
+  asio::io_context io;
+  EchoModel model;
+  ModelMetrics metrics;
+  CpuExecutor executor{1};
+  DynamicBatcher batcher;
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  std::thread thread{[this] { io.run(); }};
+};
+
+BatchPolicy policy(int max_batch, std::chrono::microseconds delay, std::size_t max_queue = 1024) {
+  BatchPolicy p;
+  p.max_batch_size = max_batch;
+  p.max_queue_delay = delay;
+  p.max_queue_size = max_queue;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a batch is formed at once when it reaches max_batch_size") {
+  Fixture f(policy(4, 10s));
+  std::vector<std::future<Result>> results;
+  f.model.close();
+  for (int i = 0; i < 4; ++i) results.push_back(f.spawn(static_cast<float>(i)));
+  f.model.wait_held();  // formed without waiting for the 10 s delay
+  f.model.open();
+  for (int i = 0; i < 4; ++i) {
+    auto r = results[i].get();
+    REQUIRE(r.status.ok());
+    CHECK(r.output == std::vector<float>{static_cast<float>(i)});
+  }
+  CHECK(f.model.batches() == std::vector<std::vector<float>>{{0, 1, 2, 3}});
+  CHECK(f.metrics.exec_count.value() == 1);
+  CHECK(f.metrics.inference_count.value() == 4);
+}
+
+TEST_CASE("a partial batch is formed when the oldest request has waited max_queue_delay") {
+  Fixture f(policy(64, 50ms));
+  auto a = f.spawn(1);
+  auto b = f.spawn(2);
+  auto c = f.spawn(3);
+  const auto ra = a.get();
+  REQUIRE(ra.status.ok());
+  CHECK(ra.elapsed >= 45ms);
+  CHECK(b.get().output == std::vector<float>{2});
+  CHECK(c.get().output == std::vector<float>{3});
+  CHECK(f.model.batches() == std::vector<std::vector<float>>{{1, 2, 3}});
+}
+
+TEST_CASE("a preferred batch size is flushed without waiting for the delay") {
+  auto p = policy(64, 10s);
+  p.preferred_batch_sizes = {2};
+  Fixture f(p);
+  auto a = f.spawn(1);
+  auto b = f.spawn(2);
+  REQUIRE(a.wait_for(5s) == std::future_status::ready);
+  CHECK(a.get().status.ok());
+  CHECK(b.get().status.ok());
+  CHECK(f.model.batches() == std::vector<std::vector<float>>{{1, 2}});
+}
+
+TEST_CASE("a full queue rejects at once with unavailable") {
+  Fixture f(policy(1, 0us, /*max_queue=*/2));
+  f.model.close();
+  auto running = f.spawn(0);
+  f.model.wait_held();
+  auto q1 = f.spawn(1);
+  auto q2 = f.spawn(2);
+  auto rejected = f.spawn(3);
+  REQUIRE(rejected.wait_for(5s) == std::future_status::ready);  // while the gate is still closed
+  const auto r = rejected.get();
+  CHECK(r.status.code() == Errc::unavailable);
+  CHECK(r.status.message().find("max_queue_size 2") != std::string::npos);
+  CHECK(f.metrics.rejected.value() == 1);
+  f.model.open();
+  CHECK(running.get().status.ok());
+  CHECK(q1.get().status.ok());
+  CHECK(q2.get().status.ok());
+}
+
+TEST_CASE("a request that times out in the queue gets deadline_exceeded and is never computed") {
+  Fixture f(policy(1, 0us));
+  f.model.close();
+  auto running = f.spawn(0);
+  f.model.wait_held();
+  SubmitOptions options;
+  options.timeout = 20ms;
+  auto expiring = f.spawn(7, options);
+  REQUIRE(expiring.wait_for(5s) == std::future_status::ready);  // answered while compute is busy
+  const auto r = expiring.get();
+  CHECK(r.status.code() == Errc::deadline_exceeded);
+  f.model.open();
+  CHECK(running.get().status.ok());
+  f.spawn(8).get();
+  CHECK(f.model.batches() == std::vector<std::vector<float>>{{0}, {8}});
+  CHECK(f.metrics.expired.value() == 1);
+}
+
+TEST_CASE("a request may shorten the default timeout but not lengthen it") {
+  auto p = policy(1, 0us);
+  p.default_timeout = 30ms;
+  Fixture f(p);
+  f.model.close();
+  auto running = f.spawn(0);
+  f.model.wait_held();
+  SubmitOptions longer;
+  longer.timeout = 60s;
+  auto r = f.spawn(1, longer);
+  REQUIRE(r.wait_for(5s) == std::future_status::ready);
+  CHECK(r.get().status.code() == Errc::deadline_exceeded);
+  f.model.open();
+  CHECK(running.get().status.ok());
+}
+
+TEST_CASE("higher priority requests are computed first, FIFO within a level") {
+  auto p = policy(1, 0us);
+  p.priority_levels = 2;
+  p.default_priority = 2;
+  Fixture f(p);
+  f.model.close();
+  auto running = f.spawn(0);
+  f.model.wait_held();
+  SubmitOptions high;
+  high.priority = 1;
+  auto low1 = f.spawn(1);
+  auto low2 = f.spawn(2);
+  auto high1 = f.spawn(3, high);
+  auto high2 = f.spawn(4, high);
+  while (f.batcher.queue_depth() < 4) std::this_thread::sleep_for(1ms);
+  f.model.open();
+  for (auto* r : {&running, &low1, &low2, &high1, &high2}) CHECK(r->get().status.ok());
+  CHECK(f.model.batches() == std::vector<std::vector<float>>{{0}, {3}, {4}, {1}, {2}});
+}
+
+TEST_CASE("a priority outside the configured levels is rejected") {
+  Fixture f(policy(4, 1ms));
+  SubmitOptions options;
+  options.priority = 5;
+  const auto r = f.spawn(1, options).get();
+  CHECK(r.status.code() == Errc::invalid_argument);
+  CHECK(r.status.message() == "parameters.priority: 5 is outside 1..1");
+}
+
+TEST_CASE("a request cancelled while queued is dropped before compute") {
+  Fixture f(policy(1, 0us));
+  f.model.close();
+  auto running = f.spawn(0);
+  f.model.wait_held();
+
+  BatchTicket ticket;
+  const Shape shapes[] = {{1, 1}};
+  REQUIRE(f.batcher.reserve(shapes, {}, ticket).ok());
+  const float value = 9;
+  std::memcpy(ticket.input(0).data(), &value, sizeof value);
+  asio::cancellation_signal signal;
+  std::promise<Status> done;
+  asio::post(f.io, [&] {
+    f.batcher.async_submit(ticket, {},
+                           asio::bind_cancellation_slot(
+                               signal.slot(), [&](Status s) { done.set_value(std::move(s)); }));
+  });
+  while (f.batcher.queue_depth() < 1) std::this_thread::sleep_for(1ms);
+  asio::post(f.io, [&] { signal.emit(asio::cancellation_type::terminal); });
+  auto result = done.get_future();
+  REQUIRE(result.wait_for(5s) == std::future_status::ready);
+  CHECK(result.get().code() == Errc::cancelled);
+  f.model.open();
+  CHECK(running.get().status.ok());
+  f.spawn(10).get();
+  CHECK(f.model.batches() == std::vector<std::vector<float>>{{0}, {10}});
+  CHECK(f.metrics.cancelled.value() == 1);
+}
+
+TEST_CASE("1000 concurrent submitters each get their own row back") {
+  Fixture f(policy(64, 1ms));
+  std::vector<std::future<Result>> results;
+  for (int i = 0; i < 1000; ++i) results.push_back(f.spawn(static_cast<float>(i), {}, 4));
+  for (int i = 0; i < 1000; ++i) {
+    const auto r = results[i].get();
+    REQUIRE(r.status.ok());
+    REQUIRE(r.output == std::vector<float>(4, static_cast<float>(i)));
+  }
+  CHECK(f.metrics.inference_count.value() == 1000);
+  CHECK(f.metrics.queue_depth.load() == 0);
+}
+
+TEST_CASE("rows of different lengths are batched in separate buckets") {
+  Fixture f(policy(8, 20ms));
+  auto a = f.spawn(1, {}, 3);
+  auto b = f.spawn(2, {}, 5);
+  auto c = f.spawn(3, {}, 3);
+  CHECK(a.get().output == std::vector<float>(3, 1));
+  CHECK(b.get().output == std::vector<float>(5, 2));
+  CHECK(c.get().output == std::vector<float>(3, 3));
+  auto widths = f.model.widths();
+  std::sort(widths.begin(), widths.end());
+  CHECK(widths == std::vector<std::int64_t>{3, 5});
+}
+
+TEST_CASE("a reserved ticket that is never submitted gives its rows back") {
+  Fixture f(policy(4, 1ms, /*max_queue=*/1));
+  {
+    BatchTicket abandoned;
+    const Shape shapes[] = {{1, 1}};
+    REQUIRE(f.batcher.reserve(shapes, {}, abandoned).ok());
+    CHECK(f.batcher.queue_depth() == 1);
+  }
+  CHECK(f.batcher.queue_depth() == 0);
+  CHECK(f.spawn(5).get().output == std::vector<float>{5});
+}
+
+TEST_CASE("a batch dimension over max_batch_size is rejected") {
+  Fixture f(policy(4, 1ms));
+  BatchTicket ticket;
+  const Shape shapes[] = {{5, 1}};
+  const auto status = f.batcher.reserve(shapes, {}, ticket);
+  CHECK(status.code() == Errc::invalid_argument);
+  CHECK(status.message() == "batch dimension 5 exceeds max_batch_size 4");
+}

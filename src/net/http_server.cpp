@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <atomic>
+#include <charconv>
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/core.hpp>
@@ -23,6 +25,34 @@ namespace {
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 // Bytes kept readable after every request body, for parsers (simdjson) that read past the end.
 constexpr std::size_t kBodyPadding = 64;
+
+// Status line and headers, serialized by hand into a reused buffer: Beast's fields container
+// allocates per header, and this runs once per response.
+void write_head(std::string& head, unsigned version, const HttpResponse& response,
+                bool keep_alive) {
+  char number[24];
+  head.clear();
+  head += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  head.append(number, std::to_chars(number, number + sizeof number, response.status).ptr);
+  head += ' ';
+  head += http::obsolete_reason(static_cast<http::status>(response.status));
+  head += "\r\nServer: coinfer\r\nContent-Type: ";
+  head += response.content_type;
+  for (const auto& [name, value] : response.headers) {
+    head += "\r\n";
+    head += name;
+    head += ": ";
+    head += value;
+  }
+  head += "\r\nContent-Length: ";
+  head.append(number, std::to_chars(number, number + sizeof number, response.body.size()).ptr);
+  if (!keep_alive) {
+    head += "\r\nConnection: close";
+  } else if (version == 10) {
+    head += "\r\nConnection: keep-alive";
+  }
+  head += "\r\n\r\n";
+}
 
 Method to_method(http::verb verb) noexcept {
   switch (verb) {
@@ -88,7 +118,11 @@ struct HttpServer::State : std::enable_shared_from_this<State> {
 asio::awaitable<void> HttpServer::State::accept_loop() {
   auto self = shared_from_this();
   for (;;) {
-    auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(executor), use_tuple);
+    // With one I/O thread (config.io_threads == 1, a promise the caller makes) connections
+    // need no strand: every handler already runs on that one thread.
+    const auto connection_executor =
+        config.io_threads == 1 ? executor : asio::any_io_executor(asio::make_strand(executor));
+    auto [ec, socket] = co_await acceptor.async_accept(connection_executor, use_tuple);
     if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
     if (ec) {
       // Out of file descriptors and the like: back off briefly instead of spinning.
@@ -189,6 +223,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
   beast::flat_buffer buffer;
   std::string body_storage;  // reused request body buffer, capacity kept across requests
   HttpResponse response;     // reused response buffer
+  std::string head;          // reused status line and headers
   HttpRequest request;
   request.headers.reserve(16);
   const auto read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
@@ -320,19 +355,14 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
 
     if (peer_gone) break;
     const bool keep_alive = req.keep_alive() && !c.stopping;
-    http::response<http::string_body> res{static_cast<http::status>(response.status), version};
-    res.set(http::field::server, "coinfer");
-    res.set(http::field::content_type, response.content_type);
-    for (const auto& [name, value] : response.headers) res.set(name, value);
-    res.keep_alive(keep_alive);
-    res.body().swap(response.body);
-    res.prepare_payload();
-    if (request.method == Method::head) res.body().clear();
     body.swap(body_storage);  // keep the request buffer's capacity for the next request
-
+    write_head(head, version, response, keep_alive);
+    const std::array<asio::const_buffer, 2> message{
+        asio::buffer(head),
+        asio::buffer(response.body.data(),
+                     request.method == Method::head ? 0 : response.body.size())};
     c.stream.expires_after(std::chrono::milliseconds(config.write_timeout_ms));
-    auto [wec, wn] = co_await http::async_write(c.stream, res, use_tuple);
-    res.body().swap(response.body);
+    auto [wec, wn] = co_await asio::async_write(c.stream, message, use_tuple);
     if (wec || !keep_alive) break;
   }
 

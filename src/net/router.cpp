@@ -1,20 +1,27 @@
 #include "coinfer/net/router.hpp"
 
+#include <cassert>
+#include <span>
+
 namespace coinfer::net {
 namespace {
 
 // Splits "/a/b/c" into views {"a", "b", "c"}; a trailing '/' yields an empty last segment,
-// so "/v2/" does not match "/v2".
-template <class Out>
-void split_path(std::string_view path, Out& out) {
+// so "/v2/" does not match "/v2". Returns the segment count, or max + 1 when there are more
+// than `max` (such a path matches no route).
+std::size_t split_path(std::string_view path, std::string_view* out, std::size_t max) {
   if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  std::size_t count = 0;
   while (true) {
     const auto slash = path.find('/');
-    out.emplace_back(path.substr(0, slash));
-    if (slash == std::string_view::npos) break;
+    if (count == max) return max + 1;
+    out[count++] = path.substr(0, slash);
+    if (slash == std::string_view::npos) return count;
     path.remove_prefix(slash + 1);
   }
 }
+
+constexpr std::size_t kMaxSegments = 16;
 
 bool is_param(std::string_view segment) noexcept {
   return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
@@ -24,16 +31,19 @@ bool is_param(std::string_view segment) noexcept {
 
 void Router::add(Method method, std::string_view pattern, Handler handler) {
   Route route{method, {}, std::move(handler)};
-  split_path(pattern, route.segments);
+  std::string_view segments[kMaxSegments];
+  const auto count = split_path(pattern, segments, kMaxSegments);
+  assert(count <= kMaxSegments && "route pattern with too many segments");
+  route.segments.assign(segments, segments + count);
   routes_.push_back(std::move(route));
 }
 
 Router::Outcome Router::match(HttpRequest& request, const Handler*& handler,
                               std::string& allowed) const {
-  // Paths have a handful of segments; a small inline-capacity vector is not worth it here.
-  std::vector<std::string_view> segments;
-  segments.reserve(8);
-  split_path(request.path, segments);
+  std::string_view segment_storage[kMaxSegments];
+  const auto count = split_path(request.path, segment_storage, kMaxSegments);
+  if (count > kMaxSegments) return Outcome::not_found;
+  const std::span<const std::string_view> segments(segment_storage, count);
 
   bool path_known = false;
   allowed.clear();

@@ -2,11 +2,13 @@
 
 #include <simdjson.h>
 
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -19,14 +21,6 @@ namespace coinfer {
 static_assert(kJsonPadding == simdjson::SIMDJSON_PADDING);
 
 namespace od = simdjson::ondemand;
-
-struct OipDecoder::Parser {
-  od::parser json;
-  // Slow path only: a copy of a body that came without kJsonPadding readable bytes after it.
-  std::vector<char> padded_copy;
-  // For each model input, the request index that supplied it (-1: none yet).
-  std::vector<std::int64_t> supplied_by;
-};
 
 namespace {
 
@@ -320,52 +314,50 @@ class DataDecoder {
   std::string number_;
 };
 
+// Decodes `array` into `count` elements at `data` (Storage<D> for the input's datatype), then
+// checks that exactly `count` came. Never writes past `count`, whatever the array holds.
 template <DType D>
-Status decode_data_as(od::array& array, Tensor& tensor, std::size_t input, std::size_t count) {
-  Storage<D>* data;
-  if constexpr (D == DType::Bytes) {
-    data = tensor.strings().data();
-  } else {
-    data = reinterpret_cast<Storage<D>*>(tensor.bytes().data());
-  }
-  DataDecoder<D> decoder(data, count, input);
+Status decode_data_as(od::array& array, void* data, const Shape& shape, std::size_t input,
+                      std::size_t count) {
+  DataDecoder<D> decoder(static_cast<Storage<D>*>(data), count, input);
   if (Status status = decoder.decode(array, 0); !status) return status;
   if (decoder.decoded() != count) {
-    return Status::invalid(input_path(input, "data") + ": shape " + to_string(tensor.shape()) +
-                           " needs " + std::to_string(count) + " elements, got " +
+    return Status::invalid(input_path(input, "data") + ": shape " + to_string(shape) + " needs " +
+                           std::to_string(count) + " elements, got " +
                            std::to_string(decoder.decoded()));
   }
   return {};
 }
 
-Status decode_data(od::array& array, Tensor& tensor, std::size_t input, std::size_t count) {
-  switch (tensor.dtype()) {
+Status decode_data(od::array& array, DType dtype, void* data, const Shape& shape, std::size_t input,
+                   std::size_t count) {
+  switch (dtype) {
     case DType::Bool:
-      return decode_data_as<DType::Bool>(array, tensor, input, count);
+      return decode_data_as<DType::Bool>(array, data, shape, input, count);
     case DType::UInt8:
-      return decode_data_as<DType::UInt8>(array, tensor, input, count);
+      return decode_data_as<DType::UInt8>(array, data, shape, input, count);
     case DType::UInt16:
-      return decode_data_as<DType::UInt16>(array, tensor, input, count);
+      return decode_data_as<DType::UInt16>(array, data, shape, input, count);
     case DType::UInt32:
-      return decode_data_as<DType::UInt32>(array, tensor, input, count);
+      return decode_data_as<DType::UInt32>(array, data, shape, input, count);
     case DType::UInt64:
-      return decode_data_as<DType::UInt64>(array, tensor, input, count);
+      return decode_data_as<DType::UInt64>(array, data, shape, input, count);
     case DType::Int8:
-      return decode_data_as<DType::Int8>(array, tensor, input, count);
+      return decode_data_as<DType::Int8>(array, data, shape, input, count);
     case DType::Int16:
-      return decode_data_as<DType::Int16>(array, tensor, input, count);
+      return decode_data_as<DType::Int16>(array, data, shape, input, count);
     case DType::Int32:
-      return decode_data_as<DType::Int32>(array, tensor, input, count);
+      return decode_data_as<DType::Int32>(array, data, shape, input, count);
     case DType::Int64:
-      return decode_data_as<DType::Int64>(array, tensor, input, count);
+      return decode_data_as<DType::Int64>(array, data, shape, input, count);
     case DType::FP16:
-      return decode_data_as<DType::FP16>(array, tensor, input, count);
+      return decode_data_as<DType::FP16>(array, data, shape, input, count);
     case DType::FP32:
-      return decode_data_as<DType::FP32>(array, tensor, input, count);
+      return decode_data_as<DType::FP32>(array, data, shape, input, count);
     case DType::FP64:
-      return decode_data_as<DType::FP64>(array, tensor, input, count);
+      return decode_data_as<DType::FP64>(array, data, shape, input, count);
     case DType::Bytes:
-      return decode_data_as<DType::Bytes>(array, tensor, input, count);
+      return decode_data_as<DType::Bytes>(array, data, shape, input, count);
   }
   return Status(Errc::internal, "unhandled datatype");
 }
@@ -455,15 +447,74 @@ struct InputFields {
   bool has_datatype = false;
   bool has_shape = false;
   bool binary = false;  // the binary tensor extension: "parameters": {"binary_data_size": n}
+  bool has_data = false;
+  od::json_type data_type = od::json_type::null;  // what "data" held; only an array is valid
+
+  void clear() {
+    name = {};
+    datatype = {};
+    shape.clear();  // keeps its capacity for the next input
+    has_name = has_datatype = has_shape = binary = has_data = false;
+  }
 };
 
+// What the two passes share, kept by the decoder so that a reused decoder allocates nothing for
+// a request shaped like an earlier one. Indexed by model input (m) unless said otherwise.
+struct RequestPlan {
+  std::vector<std::int64_t> supplied_by;  // request index that supplied model input m; -1: none
+  std::vector<std::size_t> model_input;   // by request index: the model input it supplies
+  std::vector<Shape> shapes;              // validated shape of model input m
+  std::vector<std::span<std::byte>> destinations;  // from the sink; empty for BYTES inputs
+  InputFields fields;                              // of the input being read in pass 1
+};
+
+// Allocates the request's own tensors: the destination of the overload without a sink.
+class TensorSink final : public InputSink {
+ public:
+  TensorSink(const ModelMetadata& model, std::vector<Tensor>& tensors)
+      : model_(model), tensors_(tensors) {}
+
+  Status allocate(std::span<const Shape> shapes, const Parameters&,
+                  std::span<std::span<std::byte>> destinations) override {
+    for (std::size_t m = 0; m < shapes.size(); ++m) {
+      if (model_.inputs[m].dtype == DType::Bytes) continue;
+      // resize keeps the capacity of a reused request's tensor; every element is overwritten
+      // by the decoder, or the request fails.
+      tensors_[m].resize(model_.inputs[m].dtype, shapes[m]);
+      destinations[m] = tensors_[m].bytes();
+    }
+    return {};
+  }
+
+ private:
+  const ModelMetadata& model_;
+  std::vector<Tensor>& tensors_;
+};
+
+// Pass 1 walks the whole document except the inputs' "data" arrays, which it only type-checks:
+// it decodes id, parameters and outputs and validates every input's name, datatype and shape
+// against the model, wherever each key comes. Then the sink allocates once. Pass 2 rewinds the
+// document and decodes each "data" array straight into its destination.
 class RequestDecoder {
  public:
-  RequestDecoder(const ModelMetadata& model, std::size_t body_size,
-                 std::vector<std::int64_t>& supplied_by, InferRequest& out)
-      : model_(model), body_size_(body_size), supplied_by_(supplied_by), out_(out) {}
+  RequestDecoder(const ModelMetadata& model, std::size_t body_size, RequestPlan& plan,
+                 InferRequest& out, InputSink& sink)
+      : model_(model), body_size_(body_size), plan_(plan), out_(out), sink_(sink) {}
 
   Status decode(od::document& doc) {
+    if (Status status = validate(doc); !status) return status;
+    plan_.destinations.assign(model_.inputs.size(), {});
+    if (Status status = sink_.allocate(plan_.shapes, out_.parameters, plan_.destinations);
+        !status) {
+      return status;
+    }
+    return decode_inputs_data(doc);
+  }
+
+ private:
+  // ---- pass 1 ----
+
+  Status validate(od::document& doc) {
     od::object root;
     if (auto error = doc.get_object().get(root)) {
       od::json_type type;
@@ -481,7 +532,7 @@ class RequestDecoder {
       if (key == "inputs") {
         if (has_inputs) return Status::invalid("inputs: duplicate key");
         has_inputs = true;
-        status = decode_inputs(value);
+        status = validate_inputs(value);
       } else if (key == "outputs") {
         if (has_outputs) return Status::invalid("outputs: duplicate key");
         has_outputs = true;
@@ -509,33 +560,33 @@ class RequestDecoder {
     return {};
   }
 
- private:
-  Status decode_inputs(od::value& value) {
+  Status validate_inputs(od::value& value) {
     od::array array;
     if (value.get_array().get(array)) return wrong_type("inputs", "an array", value);
-    supplied_by_.assign(model_.inputs.size(), -1);
+    plan_.supplied_by.assign(model_.inputs.size(), -1);
+    plan_.model_input.clear();
+    plan_.shapes.resize(model_.inputs.size());
     std::size_t index = 0;
     for (auto element : array) {
       od::value v;
       if (auto error = element.get(v)) return json_error(error);
       od::object object;
       if (v.get_object().get(object)) return wrong_type(input_path(index), "an object", v);
-      if (Status status = decode_input(object, index); !status) return status;
+      if (Status status = validate_input(object, index); !status) return status;
       ++index;
     }
     for (std::size_t m = 0; m < model_.inputs.size(); ++m) {
-      if (supplied_by_[m] < 0) {
+      if (plan_.supplied_by[m] < 0) {
         return Status::invalid("inputs: missing input '" + model_.inputs[m].name + "'");
       }
     }
     return {};
   }
 
-  // Reads the fields in the order they come; "data" is decoded in place when name, datatype
-  // and shape came before it (the usual order), otherwise after a rewind of the object.
-  Status decode_input(od::object& object, std::size_t index) {
-    InputFields fields;
-    bool data_seen = false, data_decoded = false;
+  // Reads the fields in the order they come; "data" is left for pass 2.
+  Status validate_input(od::object& object, std::size_t index) {
+    InputFields& fields = plan_.fields;
+    fields.clear();
     for (auto field : object) {
       std::string_view key;
       if (auto error = field.unescaped_key().get(key)) return json_error(error);
@@ -555,12 +606,10 @@ class RequestDecoder {
       } else if (key == "parameters") {
         status = decode_input_parameters(value, index, fields);
       } else if (key == "data") {
-        if (data_seen) return Status::invalid(input_path(index, "data") + ": duplicate key");
-        data_seen = true;
-        if (fields.has_name && fields.has_datatype && fields.has_shape && !fields.binary) {
-          status = decode_input_data(value, index, fields);
-          data_decoded = true;
-        }
+        if (fields.has_data) return Status::invalid(input_path(index, "data") + ": duplicate key");
+        fields.has_data = true;
+        // Skipped unread: pass 2 decodes, and so checks, every element.
+        if (auto error = value.type().get(fields.data_type)) return json_error(error);
       } else {
         status = skip_value(value);
       }
@@ -573,12 +622,11 @@ class RequestDecoder {
     if (!fields.has_name) return Status::invalid(input_path(index, "name") + ": missing");
     if (!fields.has_datatype) return Status::invalid(input_path(index, "datatype") + ": missing");
     if (!fields.has_shape) return Status::invalid(input_path(index, "shape") + ": missing");
-    if (!data_seen) return Status::invalid(input_path(index, "data") + ": missing");
-    if (!data_decoded) {
-      if (auto error = object.reset().error()) return json_error(error);
-      od::value value;
-      if (auto error = object.find_field("data").get(value)) return json_error(error);
-      return decode_input_data(value, index, fields);
+    if (!fields.has_data) return Status::invalid(input_path(index, "data") + ": missing");
+    if (Status status = validate_against_model(index, fields); !status) return status;
+    if (fields.data_type != od::json_type::array) {
+      return Status::invalid(input_path(index, "data") + ": expected an array, got " +
+                             std::string(type_name(fields.data_type)));
     }
     return {};
   }
@@ -599,20 +647,21 @@ class RequestDecoder {
     return {};
   }
 
-  // Validates name, datatype and shape against the model, then decodes "data" straight into
-  // the tensor for that model input.
-  Status decode_input_data(od::value& value, std::size_t index, const InputFields& fields) {
+  // Matches the input to a model input and checks its datatype and shape; on success the
+  // shape has moved to plan_.shapes[m].
+  Status validate_against_model(std::size_t index, InputFields& fields) {
     std::size_t m = 0;
     while (m < model_.inputs.size() && model_.inputs[m].name != fields.name) ++m;
     if (m == model_.inputs.size()) {
       return Status::invalid(input_path(index, "name") + ": model '" + model_.name +
                              "' has no input '" + std::string(fields.name) + "'");
     }
-    if (supplied_by_[m] >= 0) {
+    if (plan_.supplied_by[m] >= 0) {
       return Status::invalid(input_path(index, "name") + ": duplicate input '" +
                              std::string(fields.name) + "'");
     }
-    supplied_by_[m] = static_cast<std::int64_t>(index);
+    plan_.supplied_by[m] = static_cast<std::int64_t>(index);
+    plan_.model_input.push_back(m);
     const TensorSpec& spec = model_.inputs[m];
 
     const std::optional<DType> dtype = parse_dtype(fields.datatype);
@@ -661,14 +710,8 @@ class RequestDecoder {
       return Status::invalid(input_path(index, "data") + ": shape " + to_string(shape) + " needs " +
                              std::to_string(count) + " elements, more than the request body holds");
     }
-
-    od::array array;
-    if (value.get_array().get(array))
-      return wrong_type(input_path(index, "data"), "an array", value);
-    // resize keeps the capacity of a reused request's tensor; every element is overwritten
-    // below, or the request fails.
-    out_.inputs[m].resize(spec.dtype, shape);
-    return decode_data(array, out_.inputs[m], index, static_cast<std::size_t>(count));
+    plan_.shapes[m].swap(fields.shape);  // no copy; fields.shape is cleared before its next use
+    return {};
   }
 
   Status decode_outputs(od::value& value) {
@@ -713,15 +756,96 @@ class RequestDecoder {
     return {};
   }
 
+  // ---- pass 2 ----
+  // Pass 1 accepted the document's structure, so only the first "inputs" key and each input's
+  // first "data" key are left to find. Strings unescaped in pass 1 are gone after the rewind.
+
+  Status decode_inputs_data(od::document& doc) {
+    doc.rewind();
+    od::object root;
+    if (auto error = doc.get_object().get(root)) return json_error(error);
+    for (auto field : root) {
+      std::string_view key;
+      if (auto error = field.unescaped_key().get(key)) return json_error(error);
+      if (key != "inputs") continue;
+      od::array inputs;
+      if (auto error = field.value().get_array().get(inputs)) return json_error(error);
+      std::size_t index = 0;
+      for (auto element : inputs) {
+        od::object object;
+        if (auto error = element.get_object().get(object)) return json_error(error);
+        if (Status status = decode_input_data(object, index); !status) return status;
+        ++index;
+      }
+      return {};
+    }
+    return json_error(simdjson::NO_SUCH_FIELD);  // unreachable after pass 1
+  }
+
+  Status decode_input_data(od::object& object, std::size_t index) {
+    for (auto field : object) {
+      std::string_view key;
+      if (auto error = field.unescaped_key().get(key)) return json_error(error);
+      if (key != "data") continue;
+      od::array array;
+      if (auto error = field.value().get_array().get(array)) return json_error(error);
+      const std::size_t m = plan_.model_input[index];
+      const DType dtype = model_.inputs[m].dtype;
+      const Shape& shape = plan_.shapes[m];
+      const auto count = static_cast<std::size_t>(element_count(shape));
+      void* data;
+      if (dtype == DType::Bytes) {
+        out_.inputs[m].resize(DType::Bytes, shape);
+        data = out_.inputs[m].strings().data();
+      } else {
+        const std::span<std::byte> destination = plan_.destinations[m];
+        assert(destination.size() == count * element_size(dtype) && "InputSink: wrong size");
+        data = destination.data();
+      }
+      return decode_data(array, dtype, data, shape, index, count);
+    }
+    return json_error(simdjson::NO_SUCH_FIELD);  // unreachable after pass 1
+  }
+
   const ModelMetadata& model_;
   std::size_t body_size_;
-  std::vector<std::int64_t>& supplied_by_;
+  RequestPlan& plan_;
   InferRequest& out_;
+  InputSink& sink_;
   std::int64_t batch_input_ = -1;  // request index of the first input with a batch dimension
   std::int64_t batch_size_ = 0;
 };
 
 }  // namespace
+
+struct OipDecoder::Parser {
+  od::parser json;
+  // Slow path only: a copy of a body that came without kJsonPadding readable bytes after it.
+  std::vector<char> padded_copy;
+  RequestPlan plan;
+
+  Status decode(std::string_view body, std::size_t body_capacity, const ModelMetadata& model,
+                InferRequest& out, InputSink& sink) {
+    out.id.clear();
+    out.parameters.clear();
+    out.inputs.resize(model.inputs.size());
+    out.requested_outputs.clear();
+
+    const char* data = body.data();
+    if (body_capacity < body.size() + kJsonPadding) {
+      padded_copy.resize(body.size() + kJsonPadding);
+      if (!body.empty()) std::memcpy(padded_copy.data(), body.data(), body.size());
+      data = padded_copy.data();
+      body_capacity = padded_copy.size();
+    }
+    od::document doc;
+    if (auto error = json.iterate(data, body.size(), body_capacity).get(doc)) {
+      return json_error(error);
+    }
+    RequestDecoder decoder(model, body.size(), plan, out, sink);
+    return decoder.decode(doc);
+  }
+};
 
 OipDecoder::OipDecoder() : parser_(std::make_unique<Parser>()) {}
 OipDecoder::~OipDecoder() = default;
@@ -730,24 +854,17 @@ OipDecoder& OipDecoder::operator=(OipDecoder&&) noexcept = default;
 
 Status OipDecoder::decode_infer(std::string_view body, std::size_t body_capacity,
                                 const ModelMetadata& model, InferRequest& out) {
-  out.id.clear();
-  out.parameters.clear();
-  out.inputs.resize(model.inputs.size());
-  out.requested_outputs.clear();
+  TensorSink sink(model, out.inputs);
+  return parser_->decode(body, body_capacity, model, out, sink);
+}
 
-  const char* data = body.data();
-  if (body_capacity < body.size() + kJsonPadding) {
-    parser_->padded_copy.resize(body.size() + kJsonPadding);
-    if (!body.empty()) std::memcpy(parser_->padded_copy.data(), body.data(), body.size());
-    data = parser_->padded_copy.data();
-    body_capacity = parser_->padded_copy.size();
+Status OipDecoder::decode_infer(std::string_view body, std::size_t body_capacity,
+                                const ModelMetadata& model, InferRequest& out, InputSink& sink) {
+  out.inputs.resize(model.inputs.size());
+  for (std::size_t m = 0; m < model.inputs.size(); ++m) {
+    if (model.inputs[m].dtype != DType::Bytes) out.inputs[m] = Tensor{};
   }
-  od::document doc;
-  if (auto error = parser_->json.iterate(data, body.size(), body_capacity).get(doc)) {
-    return json_error(error);
-  }
-  RequestDecoder decoder(model, body.size(), parser_->supplied_by, out);
-  return decoder.decode(doc);
+  return parser_->decode(body, body_capacity, model, out, sink);
 }
 
 }  // namespace coinfer

@@ -4,7 +4,6 @@
 
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
-#include <cstring>
 
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
@@ -85,16 +84,9 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
   if (endpoint->state() != ModelState::ready) {
     status = Status(Errc::unavailable, "model '" + meta.name + "' is not ready");
   } else {
-    status = decoder.decode_infer(req.body, req.body_capacity, meta, request);
-    if (status.ok()) {
-      std::vector<Shape> shapes;
-      for (const auto& t : request.inputs) shapes.push_back(t.shape());
-      std::vector<std::span<std::byte>> rows(shapes.size());
-      status = sink.allocate(shapes, request.parameters, rows);
-      for (std::size_t i = 0; status.ok() && i < rows.size(); ++i) {
-        std::memcpy(rows[i].data(), request.inputs[i].bytes().data(), rows[i].size());
-      }
-    }
+    // Elements go from the body straight into the request's rows of a staging buffer.
+    // If decoding fails after the rows were reserved, the ticket gives them back.
+    status = decoder.decode_infer(req.body, req.body_capacity, meta, request, sink);
   }
   if (status.ok()) {
     status = co_await endpoint->batcher().async_submit(ticket, sink.options(),

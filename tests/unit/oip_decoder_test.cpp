@@ -2,13 +2,16 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
 
 #include "coinfer/core/half.hpp"
+#include "coinfer/serving/input_sink.hpp"
 
 using namespace coinfer;
 
@@ -69,6 +72,73 @@ std::vector<T> values_of(const Decoded& d, std::size_t input = 0) {
   REQUIRE(d.status.ok());
   const auto span = d.request.inputs.at(input).values<T>();
   return {span.begin(), span.end()};
+}
+
+// A sink that records what allocate was given and hands out one buffer per fixed-size input.
+// Layout of buffers[m]: the destination (element_count × element_size bytes, prefilled with
+// kFill) followed by kGuardBytes of kFill that the decoder must never touch.
+class RecordingSink final : public InputSink {
+ public:
+  static constexpr std::byte kFill{0xa5};
+  static constexpr std::size_t kGuardBytes = 64;
+
+  explicit RecordingSink(const ModelMetadata& model, Status result = {})
+      : model_(model), result_(std::move(result)) {}
+
+  Status allocate(std::span<const Shape> shapes, const Parameters& parameters,
+                  std::span<std::span<std::byte>> destinations) override {
+    ++calls;
+    this->shapes.assign(shapes.begin(), shapes.end());
+    this->parameters = parameters;
+    if (!result_.ok()) return result_;
+    buffers.assign(shapes.size(), {});
+    for (std::size_t m = 0; m < shapes.size(); ++m) {
+      const DType dtype = model_.inputs.at(m).dtype;
+      if (dtype == DType::Bytes) continue;
+      const auto size = static_cast<std::size_t>(element_count(shapes[m])) * element_size(dtype);
+      buffers[m].assign(size + kGuardBytes, kFill);
+      destinations[m] = std::span(buffers[m]).first(size);
+    }
+    return {};
+  }
+
+  std::span<const std::byte> row(std::size_t m) const {
+    return std::span(buffers.at(m)).first(buffers[m].size() - kGuardBytes);
+  }
+
+  template <class T>
+  std::vector<T> values(std::size_t m) const {
+    const auto bytes = row(m);
+    std::vector<T> out(bytes.size() / sizeof(T));
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  }
+
+  bool guards_intact() const {
+    return std::all_of(buffers.begin(), buffers.end(), [](const std::vector<std::byte>& b) {
+      return b.empty() ||
+             std::all_of(b.end() - kGuardBytes, b.end(), [](std::byte x) { return x == kFill; });
+    });
+  }
+
+  int calls = 0;
+  std::vector<Shape> shapes;
+  Parameters parameters;
+  std::vector<std::vector<std::byte>> buffers;  // empty for BYTES inputs
+
+ private:
+  const ModelMetadata& model_;
+  Status result_;
+};
+
+Decoded decode_into(RecordingSink& sink, const ModelMetadata& model, std::string_view json) {
+  std::string body;
+  body.reserve(json.size() + kJsonPadding);
+  body.assign(json);
+  OipDecoder decoder;
+  Decoded result;
+  result.status = decoder.decode_infer(body, body.capacity(), model, result.request, sink);
+  return result;
 }
 
 }  // namespace
@@ -604,4 +674,214 @@ TEST_CASE("every truncation or corruption of a valid body is rejected without cr
   std::string body = valid;
   body.reserve(body.size() + kJsonPadding);
   CHECK(decoder.decode_infer(body, body.capacity(), model, request).ok());
+}
+
+// ---- decoding into an InputSink
+// ------------------------------------------------------------------
+
+TEST_CASE("with a sink, elements of every fixed-size datatype land in the sink's buffers") {
+  for (DType dtype :
+       {DType::Bool, DType::UInt8, DType::UInt16, DType::UInt32, DType::UInt64, DType::Int8,
+        DType::Int16, DType::Int32, DType::Int64, DType::FP16, DType::FP32, DType::FP64}) {
+    CAPTURE(to_string(dtype));
+    const ModelMetadata model = identity_model(dtype);
+    const std::string json =
+        one_input(to_string(dtype), "[1, 4]",
+                  dtype == DType::Bool ? "[true, false, true, true]" : "[1, 2, 3, 4]");
+    const Decoded reference = decode(model, json);
+    REQUIRE(reference.status.ok());
+    RecordingSink sink(model);
+    const Decoded d = decode_into(sink, model, json);
+    REQUIRE(d.status.ok());
+    const auto expected = reference.request.inputs[0].bytes();
+    const auto row = sink.row(0);
+    CHECK(std::equal(row.begin(), row.end(), expected.begin(), expected.end()));
+    CHECK(sink.guards_intact());
+    CHECK(d.request.inputs[0].bytes().empty());
+  }
+  const ModelMetadata model = identity_model();
+  RecordingSink sink(model);
+  REQUIRE(decode_into(sink, model, one_input("FP32", "[1, 4]", "[1.5, -2, 3e2, 0]")).status.ok());
+  CHECK(sink.values<float>(0) == std::vector<float>{1.5f, -2.0f, 300.0f, 0.0f});
+}
+
+TEST_CASE("with a sink, shapes and buffers follow metadata order whatever the request order") {
+  const ModelMetadata model = two_input_model();
+  RecordingSink sink(model);
+  const Decoded d = decode_into(sink, model, R"({"inputs":[
+      {"data":[7,8],"name":"B","shape":[2,1],"datatype":"INT32"},
+      {"name":"A","shape":[2,2],"datatype":"FP32","data":[[1,2],[3,4]]}]})");
+  REQUIRE(d.status.ok());
+  CHECK(sink.shapes == std::vector<Shape>{{2, 2}, {2, 1}});
+  CHECK(sink.values<float>(0) == std::vector<float>{1, 2, 3, 4});
+  CHECK(sink.values<std::int32_t>(1) == std::vector<std::int32_t>{7, 8});
+}
+
+TEST_CASE("request parameters after the inputs in the body are still given to allocate") {
+  const ModelMetadata model = identity_model();
+  RecordingSink sink(model);
+  const Decoded d = decode_into(sink, model, R"({"inputs":[{"name":"INPUT0","shape":[1,4],
+      "datatype":"FP32","data":[1,2,3,4]}],"parameters":{"priority":3,"timeout":250}})");
+  REQUIRE(d.status.ok());
+  REQUIRE(sink.parameters.size() == 2);
+  CHECK(sink.parameters[0].first == "priority");
+  CHECK(std::get<std::int64_t>(sink.parameters[0].second) == 3);
+  CHECK(sink.parameters[1].first == "timeout");
+  CHECK(std::get<std::int64_t>(sink.parameters[1].second) == 250);
+  CHECK(d.request.parameters == sink.parameters);
+}
+
+TEST_CASE("allocate is called once, and only after every input has been validated") {
+  const ModelMetadata model = two_input_model();
+  const std::string a = R"({"name":"A","shape":[1,2],"datatype":"FP32","data":[1,2]})";
+  {
+    RecordingSink sink(model);
+    REQUIRE(decode_into(sink, model,
+                        R"({"inputs":[)" + a +
+                            R"(,{"name":"B","shape":[1,1],"datatype":"INT32","data":[3]}]})")
+                .status.ok());
+    CHECK(sink.calls == 1);
+  }
+  // Each is invalid only after a valid first input, or in a field that comes after the inputs.
+  const std::pair<std::string, std::string> invalid[] = {
+      {R"({"inputs":[)" + a + R"(,{"name":"FOO","shape":[1,1],"datatype":"INT32","data":[3]}]})",
+       "inputs[1].name: model 'pair' has no input 'FOO'"},
+      {R"({"inputs":[)" + a + R"(,{"name":"B","shape":[1,1],"datatype":"INT8","data":[3]}]})",
+       "inputs[1].datatype: expected INT32, got INT8"},
+      {R"({"inputs":[)" + a + R"(,{"data":[3],"name":"B","shape":[1,2],"datatype":"INT32"}]})",
+       "inputs[1].shape: [1, 2] does not match the model's [-1, 1]"},
+      {R"({"inputs":[)" + a + R"(,{"name":"B","shape":[2,1],"datatype":"INT32","data":[3,4]}]})",
+       "inputs[1].shape[0]: batch size 2 differs from inputs[0]'s 1"},
+      {R"({"inputs":[)" + a + R"(,{"name":"B","shape":[1,1],"datatype":"INT32","data":"3"}]})",
+       "inputs[1].data: expected an array, got string"},
+      {R"({"inputs":[)" + a + R"(]})", "inputs: missing input 'B'"},
+      {R"({"inputs":[)" + a +
+           R"(,{"name":"B","shape":[1,1],"datatype":"INT32","data":[3]}],"outputs":[{"name":"X"}]})",
+       "outputs[0].name: model 'pair' has no output 'X'"},
+      {R"({"inputs":[)" + a +
+           R"(,{"name":"B","shape":[1,1],"datatype":"INT32","data":[3]}],"parameters":[1]})",
+       "parameters: expected an object, got array"},
+  };
+  for (const auto& [json, message] : invalid) {
+    CAPTURE(json);
+    RecordingSink sink(model);
+    const Decoded d = decode_into(sink, model, json);
+    CHECK(d.status.message() == message);
+    CHECK(sink.calls == 0);
+  }
+  RecordingSink sink(model);
+  const Decoded malformed = decode_into(
+      sink, model,
+      R"({"inputs":[)" + a +
+          R"(,{"name":"B","shape":[1,1],"datatype":"INT32","data":[3]}],"junk":[1,}]})");
+  CHECK(malformed.status.message().starts_with("invalid JSON: "));
+  CHECK(sink.calls == 0);
+}
+
+TEST_CASE("an allocate error is returned unchanged") {
+  const ModelMetadata model = identity_model();
+  RecordingSink sink(model, Status(Errc::unavailable, "queue full"));
+  const Decoded d = decode_into(sink, model, one_input("FP32", "[1, 4]", "[1, 2, 3, 4]"));
+  CHECK(d.status.code() == Errc::unavailable);
+  CHECK(d.status.message() == "queue full");
+  CHECK(sink.calls == 1);
+}
+
+TEST_CASE("with a sink, too many elements give the count message and never pass the buffer") {
+  const ModelMetadata model = identity_model();
+  RecordingSink sink(model);
+  const Decoded d =
+      decode_into(sink, model, one_input("FP32", "[1, 4]", "[[1, 2, 3, 4], [5, 6, 7, 8, 9]]"));
+  CHECK(d.status.message() == "inputs[0].data: shape [1, 4] needs 4 elements, got 9");
+  CHECK(sink.guards_intact());
+  CHECK(sink.values<float>(0) == std::vector<float>{1, 2, 3, 4});
+}
+
+TEST_CASE("with a sink, too few elements give the count message") {
+  const ModelMetadata model = identity_model(DType::FP32, {-1, 64});
+  std::string data127 = "[";
+  for (int i = 0; i < 127; ++i) data127 += i ? ",1" : "1";
+  data127 += "]";
+  RecordingSink sink(model);
+  const Decoded d = decode_into(sink, model, one_input("FP32", "[2, 64]", data127));
+  CHECK(d.status.message() == "inputs[0].data: shape [2, 64] needs 128 elements, got 127");
+  CHECK(sink.guards_intact());
+}
+
+TEST_CASE("with a sink, an element error is found while decoding, after allocate") {
+  const ModelMetadata model = identity_model(DType::Int8);
+  RecordingSink sink(model);
+  const Decoded d = decode_into(sink, model, one_input("INT8", "[1, 4]", R"([1, "2", 3, 4])"));
+  CHECK(d.status.message() == "inputs[0].data[1]: expected a number, got string");
+  CHECK(sink.calls == 1);
+  CHECK(sink.guards_intact());
+}
+
+TEST_CASE("with a sink, BYTES inputs still land in the request's tensors") {
+  ModelMetadata model;
+  model.name = "tagger";
+  model.max_batch_size = 8;
+  model.inputs = {{"TEXT", DType::Bytes, {-1}}, {"SCORE", DType::FP32, {-1, 2}}};
+  model.outputs = {{"TAGS", DType::Bytes, {-1}}};
+  RecordingSink sink(model);
+  const Decoded d = decode_into(sink, model, R"({"inputs":[
+      {"name":"TEXT","shape":[2],"datatype":"BYTES","data":["a","b\"c"]},
+      {"name":"SCORE","shape":[2,2],"datatype":"FP32","data":[1,2,3,4]}]})");
+  REQUIRE(d.status.ok());
+  CHECK(sink.shapes == std::vector<Shape>{{2}, {2, 2}});
+  CHECK(sink.buffers[0].empty());
+  CHECK(d.request.inputs[0].shape() == Shape{2});
+  CHECK(d.request.inputs[0].strings() == std::vector<std::string>{"a", "b\"c"});
+  CHECK(sink.values<float>(1) == std::vector<float>{1, 2, 3, 4});
+  CHECK(d.request.inputs[1].bytes().empty());
+}
+
+TEST_CASE("with a sink, a reused request keeps no stale tensor for sink-written inputs") {
+  const ModelMetadata model = identity_model();
+  std::string body = one_input("FP32", "[1, 4]", "[1, 2, 3, 4]");
+  body.reserve(body.size() + kJsonPadding);
+  OipDecoder decoder;
+  InferRequest request;
+  REQUIRE(decoder.decode_infer(body, body.capacity(), model, request).ok());
+  REQUIRE(request.inputs[0].bytes().size() == 16);
+  RecordingSink sink(model);
+  REQUIRE(decoder.decode_infer(body, body.capacity(), model, request, sink).ok());
+  CHECK(request.inputs[0].bytes().empty());
+  CHECK(request.inputs[0].shape().empty());
+  CHECK(sink.values<float>(0) == std::vector<float>{1, 2, 3, 4});
+}
+
+TEST_CASE("with a sink, a zero-sized batch allocates empty rows and decodes") {
+  const ModelMetadata model = identity_model();
+  RecordingSink sink(model);
+  const Decoded d = decode_into(sink, model, one_input("FP32", "[0, 4]", "[]"));
+  REQUIRE(d.status.ok());
+  CHECK(sink.shapes == std::vector<Shape>{{0, 4}});
+  CHECK(sink.row(0).empty());
+}
+
+TEST_CASE("with a sink, no truncation or corruption of a valid body writes past a buffer") {
+  const ModelMetadata model = two_input_model();
+  const std::string valid = R"({"id":"a\"b","parameters":{"k":1},"inputs":[
+      {"name":"A","shape":[2,2],"datatype":"FP32","data":[[1.5,-2e3],[3,4]]},
+      {"data":[7,8],"name":"B","shape":[2,1],"datatype":"INT32"}],"outputs":[{"name":"SUM"}]})";
+  OipDecoder decoder;
+  InferRequest request;
+  const auto decode_once = [&](std::string body) {
+    body.reserve(body.size() + kJsonPadding);
+    RecordingSink sink(model);
+    const Status status = decoder.decode_infer(body, body.capacity(), model, request, sink);
+    CHECK(sink.calls <= 1);
+    CHECK(sink.guards_intact());
+    return status;
+  };
+  for (std::size_t n = 0; n < valid.size(); ++n) CHECK_FALSE(decode_once(valid.substr(0, n)).ok());
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    for (char c : std::string_view("]}\"\\,:0x-{[ \x01\xff")) {
+      std::string body = valid;
+      body[i] = c;
+      (void)decode_once(body);
+    }
+  }
+  CHECK(decode_once(valid).ok());
 }

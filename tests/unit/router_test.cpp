@@ -74,3 +74,8 @@ TEST_CASE("HEAD is served by the GET route") {
   const auto r = oip_like();
   CHECK(run(r, Method::head, "/v2/models/m", Router::Outcome::found) == "meta");
 }
+
+TEST_CASE("a path with more segments than any route allows is not found") {
+  const auto r = oip_like();
+  run(r, Method::get, "/v2/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s", Router::Outcome::not_found);
+}

@@ -7,6 +7,7 @@
 #include "coinfer/core/status.hpp"
 #include "coinfer/models/model.hpp"
 #include "coinfer/serving/infer_request.hpp"
+#include "coinfer/serving/input_sink.hpp"
 
 namespace coinfer {
 
@@ -15,7 +16,14 @@ namespace coinfer {
 inline constexpr std::size_t kJsonPadding = 64;
 
 // Decodes Open Inference Protocol v2 (KServe v2 REST) inference requests, validating them
-// against the model's metadata and writing each element straight into the request's tensors.
+// against the model's metadata and writing each element straight into its destination: the
+// request's tensors, or an InputSink's buffers (a batch's staging rows).
+//
+// Two passes over one parsed document. Pass 1 reads everything but the inputs' "data" arrays
+// (id, parameters, outputs; each input's name, datatype and shape, validated against the
+// model), whatever the key order. The destinations are then allocated once, knowing every
+// shape and the request's parameters. Pass 2 rewinds the document and decodes each "data"
+// array straight into its destination, checking every element and the element count there.
 // One per connection or thread, reused: the parser keeps its buffers between requests.
 class OipDecoder {
  public:
@@ -31,6 +39,18 @@ class OipDecoder {
   // expected FP32, got INT8") and `out` in an unspecified state.
   Status decode_infer(std::string_view body, std::size_t body_capacity, const ModelMetadata& model,
                       InferRequest& out);
+
+  // Same validation and errors as the overload above; then, once every input's name,
+  // datatype and shape are validated and the request's "parameters" decoded (wherever they
+  // come in the body), calls sink.allocate(shapes: one per model input in metadata order,
+  // out.parameters, destinations) exactly once, and decodes each fixed-size input's data
+  // straight into its destination; BYTES inputs still go to out.inputs. An allocate error is
+  // returned unchanged. Element errors (a wrong type, out of range, a count that does not match
+  // the shape) can only be found while decoding, so they come after a successful allocate;
+  // nothing is ever written past a destination. On success out.inputs[m] is empty (a default
+  // Tensor) for every sink-written input: its shape is the one given to the sink.
+  Status decode_infer(std::string_view body, std::size_t body_capacity, const ModelMetadata& model,
+                      InferRequest& out, InputSink& sink);
 
  private:
   struct Parser;

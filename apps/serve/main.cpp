@@ -7,14 +7,12 @@
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <cstdio>
-#include <thread>
-#include <vector>
 
 #include "coinfer/core/config.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
+#include "coinfer/net/run_until_signalled.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/model_repository.hpp"
@@ -77,20 +75,6 @@ int main(int argc, char** argv) {
   }
   server.start();
 
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    spdlog::info("signal {}: draining (up to {} ms)", signal, config.server.drain_timeout_ms);
-    server.stop();
-  });
-
-  std::printf("listening on http://%s:%u\n", config.server.host.c_str(), server.port());
-  std::fflush(stdout);
-
-  std::vector<std::jthread> workers;
-  for (int i = 1; i < config.server.io_threads; ++i) workers.emplace_back([&io] { io.run(); });
-  io.run();
-  workers.clear();
-  spdlog::info("stopped");
+  net::run_until_signalled(io, server, config.server);
   return 0;
 }

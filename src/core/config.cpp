@@ -183,6 +183,12 @@ Status load_config(const std::filesystem::path& path, Config& out) {
   text << file.rdbuf();
   Status status = parse_config(text.str(), out);
   if (!status.ok()) return Status::invalid(path.string() + ": " + status.message());
+  // Relative weight paths name files next to the config, wherever the service is started.
+  for (auto& model : out.models) {
+    if (!model.weights.empty() && std::filesystem::path(model.weights).is_relative()) {
+      model.weights = (path.parent_path() / model.weights).lexically_normal().string();
+    }
+  }
   return status;
 }
 

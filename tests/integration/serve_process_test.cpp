@@ -111,3 +111,19 @@ TEST_CASE("SIGINT with no traffic exits 0 at once") {
   serve.signal(SIGINT);
   CHECK(serve.wait_exit(5s) == 0);
 }
+
+TEST_CASE("the default service classifies a digit with the MLP, from any working directory") {
+  ServeProcess serve;  // started from the test's directory, config given by absolute path
+  Client client(serve.port());
+  // An 8x8 "1": a vertical bar of full-intensity pixels in columns 3 and 4.
+  std::string data;
+  for (int r = 0; r < 8; ++r) {
+    for (int c = 0; c < 8; ++c) data += std::string(data.empty() ? "" : ",") + (c == 3 || c == 4 ? "16" : "0");
+  }
+  const auto reply = client.post(
+      "/v2/models/digits/infer",
+      R"({"inputs":[{"name":"INPUT0","shape":[1,64],"datatype":"FP32","data":[)" + data + "]}]}");
+  CHECK(reply.status == 200);
+  CHECK(reply.body.find(R"("name":"label","datatype":"INT64","shape":[1],"data":[1])") !=
+        std::string::npos);
+}

@@ -2,6 +2,9 @@
 
 #include "coinfer/core/config.hpp"
 
+#include <filesystem>
+#include <fstream>
+
 using namespace coinfer;
 
 TEST_CASE("an empty config gives every default") {
@@ -78,4 +81,24 @@ TEST_CASE("the effective config round-trips through TOML") {
   REQUIRE(again.models.size() == 1);
   CHECK(again.models[0].version == "2");
   CHECK(again.models[0].preferred_batch_sizes == std::vector<int>{2, 4});
+}
+
+TEST_CASE("relative weight paths are resolved against the config file's directory") {
+  const auto dir = std::filesystem::temp_directory_path() / "coinfer_config_test";
+  std::filesystem::create_directories(dir / "configs");
+  const auto file = dir / "configs" / "service.toml";
+  std::ofstream(file) << "[models.m]\nkind = \"mlp\"\nweights = \"../assets/m.safetensors\"\n"
+                         "[models.n]\nkind = \"mlp\"\nweights = \"/abs/n.safetensors\"\n";
+  Config config;
+  REQUIRE(load_config(file, config).ok());
+  CHECK(config.models[0].weights == (dir / "assets" / "m.safetensors").string());
+  CHECK(config.models[1].weights == "/abs/n.safetensors");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a missing config file is reported by name") {
+  Config config;
+  const auto status = load_config("/nonexistent/coinfer.toml", config);
+  CHECK(status.code() == Errc::not_found);
+  CHECK(status.message() == "config file /nonexistent/coinfer.toml: cannot be opened");
 }

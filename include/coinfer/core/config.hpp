@@ -32,7 +32,7 @@ struct LogConfig {
 struct ModelConfig {
   std::string name;
   std::string kind;     // which Model class: "identity", "mlp", ...
-  std::string weights;  // weights file (safetensors) for kinds that need one; relative to the cwd
+  std::string weights;  // weights file (safetensors); a relative path is relative to the config file
   std::string version = "1";
   // Dynamic batching (see BatchPolicy): max_batch_size = 1 turns batching off.
   int max_batch_size = 64;
@@ -56,7 +56,8 @@ struct Config {
   std::vector<ModelConfig> models;
 };
 
-// Reads a TOML file. Every field is optional (defaults above); an unknown key or a value of
+// Reads a TOML file; relative `weights` paths are made relative to the file's directory.
+// Every field is optional (defaults above); an unknown key or a value of
 // the wrong type is an error naming the key ("server.prot: unknown key").
 Status load_config(const std::filesystem::path& path, Config& out);
 Status parse_config(std::string_view toml_text, Config& out);

@@ -1,0 +1,141 @@
+// classifier_service: a digit classifier as a microservice. The template to copy for a
+// service of your own: load a model, put a dynamic batcher in front of it, serve it over the
+// Open Inference Protocol v2 and over a route of your own design, drain on SIGTERM.
+//
+//   POST /v2/models/digits/infer   OIP v2 (tritonclient, curl, ...)
+//   POST /v1/classify              {"pixels": [64 numbers 0..16]} -> {"label": 3, "probability": 0.99}
+//   GET  /metrics                  Prometheus
+#include <simdjson.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cstdio>
+
+#include "coinfer/core/config.hpp"
+#include "coinfer/models/mlp.hpp"
+#include "coinfer/net/http_server.hpp"
+#include "coinfer/net/run_until_signalled.hpp"
+#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/protocol/oip_routes.hpp"
+#include "coinfer/runtime/cpu_executor.hpp"
+#include "coinfer/serving/model_repository.hpp"
+
+namespace asio = boost::asio;
+using namespace coinfer;
+
+namespace {
+
+constexpr std::int64_t kPixels = 64;
+
+// The custom route: parse the body in place, write the pixels straight into this request's
+// row of the batcher's staging buffer, await the batch, answer with the top class.
+asio::awaitable<void> classify(Endpoint& endpoint, const net::HttpRequest& req,
+                               net::HttpResponse& res) {
+  thread_local simdjson::ondemand::parser parser;  // reused buffers, one per I/O thread
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::array pixels;
+  if (parser.iterate(req.body.data(), req.body.size(), req.body_capacity).get(doc) ||
+      doc["pixels"].get_array().get(pixels)) {
+    res.error(400, "body must be {\"pixels\": [64 numbers]}");
+    co_return;
+  }
+  BatchTicket ticket;
+  const Shape shape{1, kPixels};
+  if (auto status = endpoint.batcher().reserve({&shape, 1}, {}, ticket); !status.ok()) {
+    res.error(http_status(status.code()), status.message());
+    co_return;
+  }
+  auto* row = reinterpret_cast<float*>(ticket.input(0).data());
+  std::int64_t count = 0;
+  for (auto element : pixels) {
+    double value = 0;
+    if (count == kPixels || element.get_double().get(value)) {
+      res.error(400, "pixels: expected exactly 64 numbers");
+      co_return;  // the ticket gives its row back
+    }
+    row[count++] = static_cast<float>(value);
+  }
+  if (count != kPixels) {
+    res.error(400, "pixels: expected 64 numbers, got " + std::to_string(count));
+    co_return;
+  }
+  const Status status = co_await endpoint.batcher().async_submit(ticket, {}, asio::use_awaitable);
+  if (!status.ok()) {
+    res.error(http_status(status.code()), status.message());
+    co_return;
+  }
+  const auto label = ticket.outputs()[1].values<std::int64_t>()[0];
+  const auto probability = ticket.outputs()[0].values<float>()[static_cast<std::size_t>(label)];
+  res.body += "{\"label\":";
+  json_append_number(res.body, label);
+  res.body += ",\"probability\":";
+  json_append_number(res.body, probability);
+  res.body += '}';
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"classifier_service: digits classifier with dynamic batching"};
+  std::string config_path = "configs/classifier_service.toml";
+  std::optional<std::uint16_t> port;
+  cli.add_option("--config", config_path, "TOML config file")->capture_default_str();
+  cli.add_option("--port", port, "port to listen on, 0 = any free port");
+  CLI11_PARSE(cli, argc, argv);
+
+  // stdout carries only the "listening on" line; logs go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("classifier"));
+
+  Config config;
+  if (auto status = load_config(config_path, config); !status.ok()) {
+    std::fprintf(stderr, "classifier_service: %s\n", status.message().c_str());
+    return 2;
+  }
+  if (port) config.server.port = *port;
+  const auto model_config =
+      std::find_if(config.models.begin(), config.models.end(),
+                   [](const ModelConfig& m) { return m.name == "digits"; });
+  if (model_config == config.models.end()) {
+    std::fprintf(stderr, "classifier_service: %s has no [models.digits]\n", config_path.c_str());
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(config.log.level));
+  spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
+
+  // The model: weights quantized to INT8 once, here, before the first request.
+  std::unique_ptr<Mlp> mlp;
+  if (auto status = Mlp::load(model_config->weights, "digits", model_config->version,
+                              model_config->max_batch_size, mlp);
+      !status.ok()) {
+    std::fprintf(stderr, "classifier_service: %s\n", status.message().c_str());
+    return 2;
+  }
+
+  // Destroyed in reverse: the executor joins before the endpoint it runs goes.
+  asio::io_context io(config.server.io_threads);
+  ModelRepository repository;
+  CpuExecutor executor(config.compute.threads);
+  auto endpoint = std::make_unique<Endpoint>(std::move(mlp), io.get_executor(), executor,
+                                             batch_policy(*model_config));
+  Endpoint& digits = *endpoint;
+  if (auto status = repository.add(std::move(endpoint)); !status.ok()) return 2;
+
+  net::Router router;
+  add_oip_routes(router, repository);  // /v2/..., /metrics
+  router.add(net::Method::post, "/v1/classify",
+             net::AsyncHandler([&digits](const net::HttpRequest& req, net::HttpResponse& res) {
+               return classify(digits, req, res);
+             }));
+
+  net::HttpServer server(io.get_executor(), config.server, router);
+  if (auto status = server.listen(); !status.ok()) {
+    std::fprintf(stderr, "classifier_service: %s\n", status.message().c_str());
+    return 1;
+  }
+  server.start();
+  net::run_until_signalled(io, server, config.server);
+  return 0;
+}

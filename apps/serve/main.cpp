@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <cstdio>
+#include <memory>
+#include <vector>
 
 #include "coinfer/core/config.hpp"
 #include "coinfer/models/builtin_models.hpp"
@@ -52,13 +54,17 @@ int main(int argc, char** argv) {
   asio::io_context io(config.server.io_threads);
   ModelRepository repository;
   CpuExecutor executor(config.compute.threads);  // compute pool, apart from the I/O threads
+  std::vector<std::unique_ptr<Executor>> device_executors;  // e.g. a CudaExecutor per GPU model
   for (const auto& model_config : config.models) {
     std::shared_ptr<Model> model;
-    Status status = make_builtin_model(model_config, model);
+    std::unique_ptr<Executor> device_executor;
+    Status status = make_builtin_model(model_config, model, device_executor);
     if (status.ok()) {
+      Executor& runs_on = device_executor ? *device_executor : executor;
       status = repository.add(std::make_unique<Endpoint>(std::move(model), io.get_executor(),
-                                                         executor, batch_policy(model_config)));
+                                                         runs_on, batch_policy(model_config)));
     }
+    if (device_executor) device_executors.push_back(std::move(device_executor));
     if (!status.ok()) {
       std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
       return 2;

@@ -99,6 +99,10 @@ Status read_server(const toml::table& table, ServerConfig& s) {
   r.integer("write_timeout_ms", s.write_timeout_ms);
   r.integer("max_connections", s.max_connections);
   r.integer("drain_timeout_ms", s.drain_timeout_ms);
+  r.integer("ws_max_in_flight", s.ws_max_in_flight);
+  r.integer("ws_idle_timeout_ms", s.ws_idle_timeout_ms);
+  r.integer("ws_max_message_bytes", s.ws_max_message_bytes);
+  if (s.ws_max_in_flight < 1) r.fail("ws_max_in_flight", "must be at least 1");
   if (s.io_threads < 1) r.fail("io_threads", "must be at least 1");
   if (s.max_connections < 1) r.fail("max_connections", "must be at least 1");
   return r.finish();
@@ -117,6 +121,7 @@ Status read_model(const toml::table& table, ModelConfig& m) {
   r.string("kind", m.kind);
   r.string("weights", m.weights);
   r.string("version", m.version);
+  r.string("device", m.device);
   r.integer("max_batch_size", m.max_batch_size);
   r.integer("max_queue_delay_us", m.max_queue_delay_us);
   r.integers("preferred_batch_sizes", m.preferred_batch_sizes);
@@ -125,6 +130,11 @@ Status read_model(const toml::table& table, ModelConfig& m) {
   r.integer("priority_levels", m.priority_levels);
   r.integer("default_priority", m.default_priority);
   if (m.kind.empty()) r.fail("kind", "missing (which model class to serve)");
+  if (m.device != "cpu" && m.device != "cuda" &&
+      !(m.device.starts_with("cuda:") && m.device.size() > 5 &&
+        m.device.find_first_not_of("0123456789", 5) == std::string::npos)) {
+    r.fail("device", "unknown device '" + m.device + "' (known: cpu, cuda, cuda:N)");
+  }
   if (m.max_batch_size < 1) r.fail("max_batch_size", "must be at least 1 (1: no batching)");
   for (int size : m.preferred_batch_sizes) {
     if (size > m.max_batch_size) {
@@ -204,6 +214,9 @@ std::string to_toml(const Config& c) {
       {"write_timeout_ms", c.server.write_timeout_ms},
       {"max_connections", static_cast<std::int64_t>(c.server.max_connections)},
       {"drain_timeout_ms", c.server.drain_timeout_ms},
+      {"ws_max_in_flight", static_cast<std::int64_t>(c.server.ws_max_in_flight)},
+      {"ws_idle_timeout_ms", c.server.ws_idle_timeout_ms},
+      {"ws_max_message_bytes", static_cast<std::int64_t>(c.server.ws_max_message_bytes)},
   };
   toml::table models;
   for (const auto& m : c.models) {
@@ -212,6 +225,7 @@ std::string to_toml(const Config& c) {
     models.insert(m.name, toml::table{{"kind", m.kind},
                                       {"weights", m.weights},
                                       {"version", m.version},
+                                      {"device", m.device},
                                       {"max_batch_size", m.max_batch_size},
                                       {"max_queue_delay_us", m.max_queue_delay_us},
                                       {"preferred_batch_sizes", preferred},

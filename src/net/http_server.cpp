@@ -1,5 +1,7 @@
 #include "coinfer/net/http_server.hpp"
 
+#include "connection.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -9,6 +11,7 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 #include <chrono>
 #include <list>
 #include <mutex>
@@ -74,15 +77,6 @@ Method to_method(http::verb verb) noexcept {
       return Method::other;
   }
 }
-
-// One accepted socket. Every member is touched only on the connection's strand.
-struct Connection {
-  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
-  beast::tcp_stream stream;
-  bool idle = true;       // waiting for the first byte of a request: safe to close on stop
-  bool stopping = false;  // finish the current request, then close
-  std::list<std::shared_ptr<Connection>>::iterator self;
-};
 
 }  // namespace
 
@@ -321,6 +315,16 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     }
 
     auto& req = parser.get();
+    if (boost::beast::websocket::is_upgrade(req)) {
+      const auto target = req.target();
+      if (const auto* ws = router.websocket(target.substr(0, target.find('?')))) {
+        // The connection now speaks WebSocket until it closes; stop() closes it like an
+        // idle HTTP connection (its pending read is cancelled).
+        c.idle = true;
+        co_await run_websocket(c, parser.release(), *ws, config);
+        break;
+      }
+    }
     std::string& body = req.body();
     if (body.capacity() < body.size() + kBodyPadding) body.reserve(body.size() + kBodyPadding);
     request.method = to_method(req.method());

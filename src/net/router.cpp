@@ -73,4 +73,15 @@ Router::Outcome Router::match(HttpRequest& request, const Handler*& handler,
   return path_known ? Outcome::method_not_allowed : Outcome::not_found;
 }
 
+void Router::add_websocket(std::string_view path, WebSocketHandler handler) {
+  websockets_.emplace_back(std::string(path), std::move(handler));
+}
+
+const WebSocketHandler* Router::websocket(std::string_view path) const noexcept {
+  for (const auto& [route, handler] : websockets_) {
+    if (route == path) return &handler;
+  }
+  return nullptr;
+}
+
 }  // namespace coinfer::net

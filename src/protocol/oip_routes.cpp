@@ -57,12 +57,49 @@ void model_ready(const ModelRepository& repo, const HttpRequest& req, HttpRespon
   res.body += ready ? ",\"ready\":true}" : ",\"ready\":false}";
 }
 
-asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
-                            HttpResponse& res) {
+// Decodes an infer request straight into the endpoint's batch, awaits the batch and encodes
+// the answer into `out`. Shared by the HTTP route and the WebSocket endpoint.
+asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body,
+                                  std::size_t capacity, std::string& out) {
   // simdjson's parser keeps its buffers between documents; one per I/O thread, used only
   // between two suspension points, so no request ever shares it with another.
   thread_local OipDecoder decoder;
+  const auto started = std::chrono::steady_clock::now();
+  ModelMetrics& metrics = endpoint.metrics();
+  const ModelMetadata& meta = endpoint.metadata();
+  Status status;
+  InferRequest request;
+  BatchTicket ticket;  // the request's rows in a staging buffer, then its outputs
+  BatchInputSink sink(endpoint.batcher(), ticket);
+  if (endpoint.state() != ModelState::ready) {
+    status = Status(Errc::unavailable, "model '" + meta.name + "' is not ready");
+  } else {
+    // Elements go from the body straight into the request's rows of a staging buffer.
+    // If decoding fails after the rows were reserved, the ticket gives them back.
+    status = decoder.decode_infer(body, capacity, meta, request, sink);
+  }
+  if (status.ok()) {
+    status = co_await endpoint.batcher().async_submit(ticket, sink.options(), asio::use_awaitable);
+  }
+  if (!status.ok()) {
+    metrics.request_failure.add();
+    co_return status;
+  }
+  InferResponse response;
+  response.model_name = meta.name;
+  response.model_version = meta.version;
+  response.id = std::move(request.id);
+  response.outputs = std::move(ticket.outputs());
+  encode_infer_response(response, meta.outputs, request.requested_outputs, out);
+  metrics.request_success.add();
+  metrics.request_duration_us.observe(
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
+          .count());
+  co_return status;
+}
 
+asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
+                            HttpResponse& res) {
   if (!is_json(req.header("Content-Type"))) {
     res.error(415, "Content-Type must be application/json, got '" +
                        std::string(req.header("Content-Type")) + "'");
@@ -74,39 +111,61 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
   }
   Endpoint* endpoint = find_model(repo, req, res);
   if (!endpoint) co_return;
-  const auto started = std::chrono::steady_clock::now();
-  ModelMetrics& metrics = endpoint->metrics();
-  const ModelMetadata& meta = endpoint->metadata();
+  const Status status = co_await run_infer(*endpoint, req.body, req.body_capacity, res.body);
+  if (!status.ok()) fail(res, status);
+}
+
+// A WebSocket message is an infer request naming its model:
+//   {"model_name": "digits", "model_version"?: "1", "id": "7", "inputs": [...], ...}
+// The reply is the OIP infer response (with the id), or {"id", "error", "status"}.
+asio::awaitable<void> infer_message(const ModelRepository& repo, std::string_view message,
+                                    std::size_t capacity, std::string& reply) {
+  thread_local simdjson::ondemand::parser parser;  // for the routing fields only
+  std::string_view model, version, id;
+  std::string id_copy, model_copy, version_copy;
   Status status;
-  InferRequest request;
-  BatchTicket ticket;  // the request's rows in a staging buffer, then its outputs
-  BatchInputSink sink(endpoint->batcher(), ticket);
-  if (endpoint->state() != ModelState::ready) {
-    status = Status(Errc::unavailable, "model '" + meta.name + "' is not ready");
-  } else {
-    // Elements go from the body straight into the request's rows of a staging buffer.
-    // If decoding fails after the rows were reserved, the ticket gives them back.
-    status = decoder.decode_infer(req.body, req.body_capacity, meta, request, sink);
+  {
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::object object;
+    if (capacity < message.size() + simdjson::SIMDJSON_PADDING ||
+        parser.iterate(message.data(), message.size(), capacity).get(doc) ||
+        doc.get_object().get(object)) {
+      status = Status::invalid("message must be a JSON object: an infer request with model_name");
+    } else {
+      // Missing fields stay empty; a present field of the wrong type is an error.
+      auto read = [&](const char* key, std::string_view& field) {
+        auto value = object.find_field_unordered(key);
+        if (value.error() == simdjson::NO_SUCH_FIELD) return true;
+        return !value.get_string().get(field);
+      };
+      if (!read("id", id)) status = Status::invalid("id: expected a string");
+      if (status.ok() && !read("model_name", model)) {
+        status = Status::invalid("model_name: expected a string");
+      }
+      if (status.ok() && !read("model_version", version)) {
+        status = Status::invalid("model_version: expected a string");
+      }
+      if (status.ok() && model.empty()) status = Status::invalid("model_name: missing");
+      // The views point into the parser's string buffer, which the decoder's parse would not
+      // touch, but the next message on this thread would: keep copies across the await.
+      id_copy = id;
+      model_copy = model;
+      version_copy = version;
+    }
   }
-  if (status.ok()) {
-    status = co_await endpoint->batcher().async_submit(ticket, sink.options(),
-                                                       asio::use_awaitable);
-  }
+  Endpoint* endpoint = nullptr;
+  if (status.ok()) status = repo.find(model_copy, version_copy, endpoint);
+  if (status.ok()) status = co_await run_infer(*endpoint, message, capacity, reply);
   if (!status.ok()) {
-    metrics.request_failure.add();
-    fail(res, status);
-    co_return;
+    reply.clear();
+    reply += "{\"id\":";
+    json_append_string(reply, id_copy);
+    reply += ",\"error\":";
+    json_append_string(reply, status.message());
+    reply += ",\"status\":";
+    json_append_number(reply, http_status(status.code()));
+    reply += '}';
   }
-  InferResponse response;
-  response.model_name = meta.name;
-  response.model_version = meta.version;
-  response.id = std::move(request.id);
-  response.outputs = std::move(ticket.outputs());
-  encode_infer_response(response, meta.outputs, request.requested_outputs, res.body);
-  metrics.request_success.add();
-  metrics.request_duration_us.observe(
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
-          .count());
 }
 
 // Body: optional {"ready": bool}; true lists only models that are ready.
@@ -183,6 +242,10 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     }
     res.content_type = "text/plain; version=0.0.4";
     render_prometheus(models, res.body);
+  });
+  router.add_websocket("/v2/ws", [repo](std::string_view message, std::size_t capacity,
+                                        std::string& reply) {
+    return infer_message(*repo, message, capacity, reply);
   });
   router.add(Method::post, "/v2/repository/index", [repo](const HttpRequest& req, HttpResponse& res) {
     repository_index(*repo, req, res);

@@ -83,6 +83,21 @@ TEST_CASE("the effective config round-trips through TOML") {
   CHECK(again.models[0].preferred_batch_sizes == std::vector<int>{2, 4});
 }
 
+TEST_CASE("a model's device defaults to cpu, reads cuda:N and rejects anything else by key") {
+  Config config;
+  REQUIRE(parse_config("[models.m]\nkind = \"mlp\"\n", config).ok());
+  CHECK(config.models[0].device == "cpu");
+  REQUIRE(parse_config("[models.m]\nkind = \"mlp\"\ndevice = \"cuda:1\"\n", config).ok());
+  CHECK(config.models[0].device == "cuda:1");
+  Config again;
+  REQUIRE(parse_config(to_toml(config), again).ok());
+  CHECK(again.models[0].device == "cuda:1");
+  CHECK(parse_config("[models.m]\nkind = \"mlp\"\ndevice = \"tpu\"\n", config).message() ==
+        "models.m.device: unknown device 'tpu' (known: cpu, cuda, cuda:N)");
+  CHECK(parse_config("[models.m]\nkind = \"mlp\"\ndevice = \"cuda:\"\n", config).message() ==
+        "models.m.device: unknown device 'cuda:' (known: cpu, cuda, cuda:N)");
+}
+
 TEST_CASE("relative weight paths are resolved against the config file's directory") {
   const auto dir = std::filesystem::temp_directory_path() / "coinfer_config_test";
   std::filesystem::create_directories(dir / "configs");

@@ -21,6 +21,11 @@ struct ServerConfig {
   std::uint32_t write_timeout_ms = 10'000;        // to write one response
   std::size_t max_connections = 1024;             // more are answered 503 and closed
   std::uint32_t drain_timeout_ms = 10'000;        // on SIGINT/SIGTERM, for in-flight requests
+  // WebSocket connections: messages of one connection being handled or waiting to be
+  // written; at the limit the server stops reading (backpressure).
+  std::size_t ws_max_in_flight = 64;
+  std::uint32_t ws_idle_timeout_ms = 60'000;  // pinged at half; closed when silent this long
+  std::size_t ws_max_message_bytes = 16 * 1024 * 1024;
 };
 
 // [log]
@@ -34,6 +39,8 @@ struct ModelConfig {
   std::string kind;     // which Model class: "identity", "mlp", ...
   std::string weights;  // weights file (safetensors); a relative path is relative to the config file
   std::string version = "1";
+  // Where it runs: "cpu" (the [compute] pool) or "cuda:N" / "cuda" (GPU N, a CudaExecutor).
+  std::string device = "cpu";
   // Dynamic batching (see BatchPolicy): max_batch_size = 1 turns batching off.
   int max_batch_size = 64;
   std::uint32_t max_queue_delay_us = 2000;

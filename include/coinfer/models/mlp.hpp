@@ -34,6 +34,7 @@ class Mlp final : public Model {
   int in_features() const noexcept { return layers_.front().in_features(); }
   int classes() const noexcept { return layers_.back().out_features(); }
   std::size_t layer_count() const noexcept { return layers_.size(); }
+  const Int8Linear& layer(std::size_t i) const noexcept { return layers_[i]; }
 
  private:
   Mlp() = default;

@@ -17,6 +17,12 @@ using AsyncHandler =
     std::function<boost::asio::awaitable<void>(const HttpRequest&, HttpResponse&)>;
 using Handler = std::variant<SyncHandler, AsyncHandler>;
 
+// One WebSocket text message in, one text message out. `message` is followed by at least
+// `capacity - message.size()` readable bytes (padding for in-place JSON parsing). Handlers of
+// one connection run concurrently; each may suspend (e.g. to await a batch).
+using WebSocketHandler = std::function<boost::asio::awaitable<void>(
+    std::string_view message, std::size_t capacity, std::string& reply)>;
+
 // Maps (method, path) to a handler. Patterns are '/'-separated segments, each literal or a
 // parameter "{name}" matching one non-empty segment: "/v2/models/{model}/ready".
 class Router {
@@ -29,6 +35,11 @@ class Router {
   // On `method_not_allowed`, `allowed` lists the methods the path does accept ("GET, HEAD").
   Outcome match(HttpRequest& request, const Handler*& handler, std::string& allowed) const;
 
+  // A WebSocket endpoint: an upgrade request (GET) for exactly `path` becomes a WebSocket
+  // connection whose text messages go to `handler`.
+  void add_websocket(std::string_view path, WebSocketHandler handler);
+  const WebSocketHandler* websocket(std::string_view path) const noexcept;
+
  private:
   struct Route {
     Method method;
@@ -36,6 +47,7 @@ class Router {
     Handler handler;
   };
   std::vector<Route> routes_;
+  std::vector<std::pair<std::string, WebSocketHandler>> websockets_;
 };
 
 }  // namespace coinfer::net

@@ -17,6 +17,9 @@ struct ServerInfo {
 //   GET  /v2/models/{model}[/versions/{version}], .../ready
 //   POST /v2/models/{model}[/versions/{version}]/infer
 //   POST /v2/repository/index   (Triton's model-repository extension, index only)
+//   GET  /metrics               (Prometheus text format)
+//   WebSocket /v2/ws            each text message an infer request naming "model_name";
+//                               replies (tagged with the request's "id") in completion order
 // `repository` must outlive the router.
 void add_oip_routes(net::Router& router, const ModelRepository& repository, ServerInfo info = {});
 

@@ -1,0 +1,584 @@
+// coinfer-loadgen: an HTTP load generator on the coinfer client. Closed loop (N workers, each
+// send-wait-send), open loop (requests at scheduled times, latency measured from the intended
+// send time, so a slow server cannot hide its queueing: no coordinated omission), and a search
+// for the highest open-loop rate that meets a p99 target. See docs/LOADGEN.md.
+//
+// Each --threads shard runs its own io_context, client and histogram; results are merged.
+#include <CLI/CLI.hpp>
+#include <array>
+#include <boost/asio.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "coinfer/client/http_client.hpp"
+#include "coinfer/client/latency_histogram.hpp"
+#include "coinfer/protocol/json_writer.hpp"
+
+namespace asio = boost::asio;
+using namespace coinfer;
+using client::Failure;
+using client::LatencyHistogram;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Url {
+  std::string host;
+  std::uint16_t port = 80;
+  std::string target = "/";
+};
+
+// http://host[:port][/target]
+std::optional<Url> parse_url(std::string_view text) {
+  constexpr std::string_view scheme = "http://";
+  if (text.substr(0, scheme.size()) != scheme) return std::nullopt;
+  text.remove_prefix(scheme.size());
+  Url url;
+  const auto slash = text.find('/');
+  if (slash != std::string_view::npos) url.target = std::string(text.substr(slash));
+  const auto authority = text.substr(0, slash);
+  const auto colon = authority.rfind(':');
+  url.host = std::string(authority.substr(0, colon));
+  if (colon != std::string_view::npos) {
+    const auto digits = authority.substr(colon + 1);
+    unsigned port = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc{} || end != digits.data() + digits.size() || port == 0 || port > 65535) {
+      return std::nullopt;
+    }
+    url.port = static_cast<std::uint16_t>(port);
+  }
+  if (url.host.empty()) return std::nullopt;
+  return url;
+}
+
+std::optional<net::Method> parse_method(std::string_view name) {
+  for (auto m : {net::Method::get, net::Method::head, net::Method::post, net::Method::put,
+                 net::Method::delete_, net::Method::options, net::Method::patch}) {
+    if (net::to_string(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
+enum class Mode { closed, open };
+enum class Arrival { constant, poisson };
+
+struct Options {
+  Url url;
+  std::string url_text;
+  net::Method method = net::Method::get;
+  std::string body;
+  std::string content_type = "application/json";
+  double duration_s = 10;
+  double warmup_s = 1;
+  Mode mode = Mode::closed;
+  int concurrency = 64;
+  double rate = 1000;
+  Arrival arrival = Arrival::constant;
+  int connections = 64;
+  int threads = 1;
+  std::uint32_t timeout_ms = 10'000;
+  bool json = false;
+  // --find-max-qps
+  bool find_max_qps = false;
+  double p99_ms = 0;
+  double start_rate = 1000;
+  double max_rate = 1e7;
+  double step_s = 3;
+  double max_error_ratio = 0.01;
+};
+
+// Failures by kind. Non-2xx responses count under their status; requests that never got a
+// response count under the Failure that stopped them; "unsent" are open-loop requests still
+// waiting for a free connection a second (kDrainGrace) after the run's end.
+struct Errors {
+  std::array<std::uint64_t, 600> by_status{};
+  std::array<std::uint64_t, 5> by_failure{};  // indexed by Failure; [0] unused
+  std::uint64_t unsent = 0;
+
+  std::uint64_t total() const {
+    std::uint64_t n = unsent;
+    for (auto c : by_status) n += c;
+    for (auto c : by_failure) n += c;
+    return n;
+  }
+  void merge(const Errors& other) {
+    for (std::size_t i = 0; i < by_status.size(); ++i) by_status[i] += other.by_status[i];
+    for (std::size_t i = 0; i < by_failure.size(); ++i) by_failure[i] += other.by_failure[i];
+    unsent += other.unsent;
+  }
+};
+
+constexpr std::array<std::string_view, 5> kFailureNames = {"", "connect", "timeout", "closed",
+                                                           "protocol"};
+
+// One run's measured window: latencies of the 2xx responses, counts of everything.
+struct RunResult {
+  LatencyHistogram latency;
+  std::uint64_t ok = 0;
+  Errors errors;
+
+  // Sent in the measured window, each with an outcome (a response or a failure).
+  std::uint64_t requests() const { return ok + errors.total() - errors.unsent; }
+  // Errors (unsent included) over everything due in the window.
+  double error_ratio() const {
+    const auto due = requests() + errors.unsent;
+    return due ? static_cast<double>(errors.total()) / static_cast<double>(due) : 0.0;
+  }
+  void merge(const RunResult& other) {
+    latency.merge(other.latency);
+    ok += other.ok;
+    errors.merge(other.errors);
+  }
+};
+
+// What one shard (thread) does in one run.
+struct Plan {
+  Mode mode;
+  int workers;   // closed: concurrency; open: connections
+  double rate;   // open: requests per second for this shard
+  double phase;  // open, constant: offset of this shard's schedule, in periods
+  Arrival arrival;
+  std::uint64_t seed;
+  Clock::time_point start, measure_from, end;
+};
+
+// The open-loop schedule: intended send times, handed out in order to whichever worker is free.
+class Schedule {
+ public:
+  explicit Schedule(const Plan& plan)
+      : start_(plan.start),
+        period_ns_(1e9 / plan.rate),
+        offset_ns_(plan.phase * period_ns_),
+        arrival_(plan.arrival),
+        rng_(plan.seed),
+        gap_(plan.rate / 1e9) {}
+  Clock::time_point next() {
+    const auto at = start_ + std::chrono::nanoseconds(static_cast<std::int64_t>(offset_ns_));
+    offset_ns_ += arrival_ == Arrival::constant ? period_ns_ : gap_(rng_);
+    return at;
+  }
+
+ private:
+  Clock::time_point start_;
+  double period_ns_;
+  double offset_ns_;
+  Arrival arrival_;
+  std::mt19937_64 rng_;
+  std::exponential_distribution<double> gap_;  // Poisson arrivals: exponential gaps, in ns
+};
+
+struct Shard {
+  const Options& options;
+  const Plan& plan;
+  client::HttpClient& client;
+  RunResult& result;
+  Schedule schedule;
+};
+
+void count(Shard& s, Status status, const client::HttpResult& r, Clock::duration latency) {
+  if (status.ok() && r.status >= 200 && r.status < 300) {
+    ++s.result.ok;
+    s.result.latency.record(latency);
+  } else if (status.ok()) {
+    ++s.result.errors.by_status[static_cast<std::size_t>(std::clamp(r.status, 0, 599))];
+  } else {
+    ++s.result.errors.by_failure[static_cast<std::size_t>(r.failure)];
+  }
+}
+
+asio::awaitable<void> closed_worker(Shard& s) {
+  const auto& o = s.options;
+  client::HttpResult result;
+  asio::steady_timer backoff(co_await asio::this_coro::executor);
+  for (;;) {
+    const auto sent = Clock::now();
+    if (sent >= s.plan.end) co_return;
+    auto status = co_await s.client.request(o.method, o.url.target, o.body, o.content_type, result);
+    if (sent >= s.plan.measure_from) count(s, std::move(status), result, Clock::now() - sent);
+    if (result.failure == Failure::connect) {  // the server is down: do not spin
+      backoff.expires_after(std::chrono::milliseconds(10));
+      co_await backoff.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+  }
+}
+
+// Requests due before the end of an open-loop run are still sent (and timed from their
+// intended send time) until this long after it; the rest count as "unsent".
+constexpr auto kDrainGrace = std::chrono::seconds(1);
+
+asio::awaitable<void> open_worker(Shard& s) {
+  const auto& o = s.options;
+  client::HttpResult result;
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  for (;;) {
+    const auto intended = s.schedule.next();
+    if (intended >= s.plan.end) co_return;
+    if (intended > Clock::now()) {
+      timer.expires_at(intended);
+      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    } else if (Clock::now() >= s.plan.end + kDrainGrace) {
+      // Due before the end but still waiting for a connection well after it: an overloaded
+      // run's backlog. Counted, not sent, so that the run ends.
+      for (auto t = intended; t < s.plan.end; t = s.schedule.next()) {
+        if (t >= s.plan.measure_from) ++s.result.errors.unsent;
+      }
+      co_return;
+    }
+    auto status = co_await s.client.request(o.method, o.url.target, o.body, o.content_type, result);
+    if (intended >= s.plan.measure_from) {
+      count(s, std::move(status), result, Clock::now() - intended);
+    }
+  }
+}
+
+void run_shard(const Options& o, const Plan& plan, RunResult& result) {
+  asio::io_context io(1);
+  client::HttpClient http(
+      io.get_executor(), o.url.host, o.url.port,
+      client::HttpClientConfig{.max_idle_connections = static_cast<std::size_t>(plan.workers),
+                               .request_timeout_ms = o.timeout_ms});
+  Shard shard{o, plan, http, result, Schedule(plan)};
+  for (int i = 0; i < plan.workers; ++i) {
+    asio::co_spawn(io, plan.mode == Mode::closed ? closed_worker(shard) : open_worker(shard),
+                   [](std::exception_ptr e) {
+                     if (e) std::rethrow_exception(e);
+                   });
+  }
+  io.run();
+}
+
+// One run over all shards: `warmup_s` unmeasured, then `duration_s` measured.
+RunResult run(const Options& o, Mode mode, double rate, double warmup_s, double duration_s) {
+  const int threads = std::max(1, o.threads);
+  const int workers = mode == Mode::closed ? o.concurrency : o.connections;
+  const auto start = Clock::now() + std::chrono::milliseconds(5);
+  const auto measure_from =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(warmup_s));
+  const auto end = measure_from + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(duration_s));
+  std::vector<Plan> plans;
+  for (int t = 0; t < threads; ++t) {
+    const int shard_workers = workers / threads + (t < workers % threads ? 1 : 0);
+    if (shard_workers == 0) continue;
+    plans.push_back({mode, shard_workers, rate * shard_workers / workers,
+                     static_cast<double>(t) / threads, o.arrival,
+                     0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(t + 1), start, measure_from,
+                     end});
+  }
+  std::vector<RunResult> results(plans.size());
+  std::vector<std::jthread> pool;
+  for (std::size_t i = 1; i < plans.size(); ++i) {
+    pool.emplace_back([&, i] { run_shard(o, plans[i], results[i]); });
+  }
+  run_shard(o, plans[0], results[0]);
+  pool.clear();
+  for (std::size_t i = 1; i < results.size(); ++i) results[0].merge(results[i]);
+  return std::move(results[0]);
+}
+
+double us(std::uint64_t ns) {
+  return std::round(static_cast<double>(ns) / 100.0) / 10.0;
+}
+
+void append_result_json(std::string& out, const RunResult& r, double duration_s) {
+  const auto& h = r.latency;
+  out += "\"requests\":";
+  json_append_number(out, r.requests());
+  out += ",\"ok\":";
+  json_append_number(out, r.ok);
+  out += ",\"throughput_rps\":";
+  json_append_number(out, std::round(static_cast<double>(r.requests()) / duration_s * 10) / 10);
+  out += ",\"latency_us\":{";
+  const std::pair<const char*, double> fields[] = {
+      {"p50", us(h.percentile_ns(50))}, {"p90", us(h.percentile_ns(90))},
+      {"p99", us(h.percentile_ns(99))}, {"p999", us(h.percentile_ns(99.9))},
+      {"max", us(h.max_ns())},          {"mean", std::round(h.mean_ns() / 100) / 10},
+      {"min", us(h.min_ns())}};
+  for (const auto& [name, value] : fields) {
+    if (out.back() != '{') out += ',';
+    json_append_string(out, name);
+    out += ':';
+    json_append_number(out, value);
+  }
+  out += "},\"errors\":";
+  json_append_number(out, r.errors.total());
+  out += ",\"errors_by_status\":{";
+  auto entry = [&](std::string_view key, std::uint64_t n) {
+    if (n == 0) return;
+    if (out.back() != '{') out += ',';
+    json_append_string(out, key);
+    out += ':';
+    json_append_number(out, n);
+  };
+  for (std::size_t s = 0; s < r.errors.by_status.size(); ++s) {
+    entry(std::to_string(s), r.errors.by_status[s]);
+  }
+  for (std::size_t f = 1; f < kFailureNames.size(); ++f) {
+    entry(kFailureNames[f], r.errors.by_failure[f]);
+  }
+  entry("unsent", r.errors.unsent);
+  out += '}';
+}
+
+std::string run_json(const Options& o, Mode mode, double rate, const RunResult& r) {
+  std::string out = "{\"mode\":";
+  json_append_string(out, mode == Mode::closed ? "closed" : "open");
+  out += ",\"url\":";
+  json_append_string(out, o.url_text);
+  if (mode == Mode::closed) {
+    out += ",\"concurrency\":";
+    json_append_number(out, o.concurrency);
+  } else {
+    out += ",\"rate\":";
+    json_append_number(out, rate);
+    out += ",\"arrival\":";
+    json_append_string(out, o.arrival == Arrival::constant ? "constant" : "poisson");
+    out += ",\"connections\":";
+    json_append_number(out, o.connections);
+  }
+  out += ",\"threads\":";
+  json_append_number(out, o.threads);
+  out += ",\"duration_s\":";
+  json_append_number(out, o.duration_s);
+  out += ",\"warmup_s\":";
+  json_append_number(out, o.warmup_s);
+  out += ',';
+  append_result_json(out, r, o.duration_s);
+  out += '}';
+  return out;
+}
+
+void print_summary(std::FILE* f, const Options& o, Mode mode, double rate, const RunResult& r,
+                   double duration_s) {
+  const auto& h = r.latency;
+  if (mode == Mode::closed) {
+    std::fprintf(f, "closed loop, concurrency %d", o.concurrency);
+  } else {
+    std::fprintf(f, "open loop, %.0f req/s (%s), %d connections", rate,
+                 o.arrival == Arrival::constant ? "constant" : "poisson", o.connections);
+  }
+  std::fprintf(f, ", %d thread(s), %.3g s (+%.3g s warm-up), %s\n", o.threads, duration_s,
+               o.warmup_s, o.url_text.c_str());
+  const double throughput = static_cast<double>(r.requests()) / duration_s;
+  std::fprintf(f, "  requests %llu (ok %llu), errors %llu (%.2f%%), throughput %.1f req/s\n",
+               static_cast<unsigned long long>(r.requests()), static_cast<unsigned long long>(r.ok),
+               static_cast<unsigned long long>(r.errors.total()), 100 * r.error_ratio(),
+               throughput);
+  std::fprintf(f,
+               "  latency (us, 2xx only) p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  "
+               "mean %.1f\n",
+               us(h.percentile_ns(50)), us(h.percentile_ns(90)), us(h.percentile_ns(99)),
+               us(h.percentile_ns(99.9)), us(h.max_ns()), h.mean_ns() / 1000);
+  if (r.errors.total() > 0) {
+    std::string json;
+    append_result_json(json, r, duration_s);
+    const auto at = json.find("\"errors_by_status\":");
+    std::fprintf(f, "  errors by status %s\n", json.c_str() + at + 19);
+  }
+  if (mode == Mode::open && throughput < 0.95 * rate) {
+    std::fprintf(f,
+                 "  note: %.1f req/s sent of %.0f scheduled: the server (or --connections) "
+                 "did not keep up\n",
+                 throughput, rate);
+  }
+}
+
+// One step of --find-max-qps passes when p99 <= the target and errors < max_error_ratio.
+bool passes(const Options& o, const RunResult& r) {
+  if (r.ok == 0) return false;
+  return r.error_ratio() < o.max_error_ratio &&
+         static_cast<double>(r.latency.percentile_ns(99)) <= o.p99_ms * 1e6;
+}
+
+// Exponential search up from start_rate (or down, if it fails), then bisection to 5%.
+int find_max_qps(const Options& o) {
+  std::string steps_json;
+  double best_rate = 0;
+  std::optional<RunResult> best;
+  auto step = [&](double rate) {
+    RunResult r = run(o, Mode::open, rate, o.warmup_s, o.step_s);
+    const bool ok = passes(o, r);
+    const double errors = 100.0 * r.error_ratio();
+    std::fprintf(stderr,
+                 "step rate %9.1f req/s: throughput %9.1f req/s, p99 %8.2f ms, errors %5.2f%%  "
+                 "%s\n",
+                 rate, static_cast<double>(r.requests()) / o.step_s,
+                 static_cast<double>(r.latency.percentile_ns(99)) / 1e6, errors,
+                 ok ? "pass" : "FAIL");
+    if (!steps_json.empty()) steps_json += ',';
+    steps_json += '{';
+    steps_json += "\"rate\":";
+    json_append_number(steps_json, rate);
+    steps_json += ",\"pass\":";
+    json_append_bool(steps_json, ok);
+    steps_json += ',';
+    append_result_json(steps_json, r, o.step_s);
+    steps_json += '}';
+    if (ok && rate > best_rate) {
+      best_rate = rate;
+      best = std::move(r);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the server drain
+    return ok;
+  };
+
+  double lo = 0, hi = 0;  // highest passing, lowest failing (0: none yet)
+  for (double rate = o.start_rate;; rate *= 2) {
+    rate = std::min(rate, o.max_rate);
+    if (step(rate)) {
+      lo = rate;
+      if (rate >= o.max_rate) break;
+    } else {
+      hi = rate;
+      break;
+    }
+  }
+  if (lo == 0) {  // even start_rate fails: search downwards
+    for (double rate = o.start_rate / 2; rate >= 1; rate /= 2) {
+      if (step(rate)) {
+        lo = rate;
+        break;
+      }
+      hi = rate;
+    }
+  }
+  while (lo > 0 && hi > 0 && hi / lo > 1.05) {
+    const double mid = std::round((lo + hi) / 2);
+    (step(mid) ? lo : hi) = mid;
+  }
+
+  if (o.json) {
+    std::string out = "{\"mode\":\"find-max-qps\",\"url\":";
+    json_append_string(out, o.url_text);
+    out += ",\"p99_ms\":";
+    json_append_number(out, o.p99_ms);
+    out += ",\"max_qps\":";
+    json_append_number(out, lo);
+    out += ",\"connections\":";
+    json_append_number(out, o.connections);
+    out += ",\"step_s\":";
+    json_append_number(out, o.step_s);
+    out += ",\"steps\":[" + steps_json + "]}";
+    std::printf("%s\n", out.c_str());
+  } else if (best) {
+    std::printf("max rate with p99 <= %.3g ms and < %.3g%% errors: %.0f req/s\n", o.p99_ms,
+                o.max_error_ratio * 100, lo);
+    print_summary(stdout, o, Mode::open, lo, *best, o.step_s);
+  } else {
+    std::printf("no rate >= 1 req/s met p99 <= %.3g ms with < %.3g%% errors\n", o.p99_ms,
+                o.max_error_ratio * 100);
+  }
+  return lo > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"coinfer-loadgen: HTTP load generator (closed loop, open loop, max-QPS search)"};
+  Options o;
+  std::string method, body_file, mode = "closed", arrival = "constant";
+  std::optional<std::string> body;
+  cli.add_option("--url", o.url_text, "http://HOST:PORT/TARGET")->required();
+  cli.add_option("--method", method, "HTTP method (default: POST with a body, else GET)");
+  auto* body_opt = cli.add_option("--body", body, "request body");
+  cli.add_option("--body-file", body_file, "file holding the request body")->excludes(body_opt);
+  cli.add_option("--content-type", o.content_type, "Content-Type sent with a body")
+      ->capture_default_str();
+  cli.add_option("--duration-s", o.duration_s, "measured seconds")->capture_default_str();
+  cli.add_option("--warmup-s", o.warmup_s, "unmeasured seconds before (each step of) the run")
+      ->capture_default_str();
+  cli.add_option("--mode", mode, "closed | open")
+      ->check(CLI::IsMember({"closed", "open"}))
+      ->capture_default_str();
+  cli.add_option("--concurrency", o.concurrency, "closed loop: workers (one connection each)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cli.add_option("--rate", o.rate, "open loop: requests per second")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cli.add_option("--arrival", arrival, "open loop: constant | poisson")
+      ->check(CLI::IsMember({"constant", "poisson"}))
+      ->capture_default_str();
+  cli.add_option("--connections", o.connections, "open loop: most connections (in flight)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cli.add_option("--threads", o.threads, "threads, each with its share of workers and rate")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cli.add_option("--timeout-ms", o.timeout_ms, "per request; 0: none")->capture_default_str();
+  cli.add_flag("--json", o.json, "print one JSON object on stdout instead of the summary");
+  auto* find = cli.add_flag("--find-max-qps", o.find_max_qps,
+                            "search the highest open-loop rate meeting --p99-ms");
+  cli.add_option("--p99-ms", o.p99_ms, "--find-max-qps: p99 latency target")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--start-rate", o.start_rate, "--find-max-qps: first rate tried")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cli.add_option("--max-rate", o.max_rate, "--find-max-qps: highest rate tried")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--step-s", o.step_s, "--find-max-qps: measured seconds per step")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cli.add_option("--max-error-ratio", o.max_error_ratio, "--find-max-qps: errors allowed")
+      ->capture_default_str();
+  CLI11_PARSE(cli, argc, argv);
+
+  const auto url = parse_url(o.url_text);
+  if (!url) {
+    std::fprintf(stderr, "coinfer-loadgen: --url: expected http://HOST[:PORT]/TARGET, got '%s'\n",
+                 o.url_text.c_str());
+    return 2;
+  }
+  o.url = *url;
+  if (body) o.body = *body;
+  if (!body_file.empty()) {
+    std::ifstream in(body_file, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "coinfer-loadgen: --body-file: cannot read '%s'\n", body_file.c_str());
+      return 2;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    o.body = text.str();
+  }
+  const bool has_body = body || !body_file.empty();
+  o.method = has_body ? net::Method::post : net::Method::get;
+  if (!method.empty()) {
+    const auto m = parse_method(method);
+    if (!m) {
+      std::fprintf(stderr, "coinfer-loadgen: --method: unknown method '%s'\n", method.c_str());
+      return 2;
+    }
+    o.method = *m;
+  }
+  if (!has_body) o.content_type.clear();
+  o.mode = mode == "open" ? Mode::open : Mode::closed;
+  o.arrival = arrival == "poisson" ? Arrival::poisson : Arrival::constant;
+  if (o.duration_s <= 0 || o.warmup_s < 0) {
+    std::fprintf(stderr, "coinfer-loadgen: --duration-s must be > 0 and --warmup-s >= 0\n");
+    return 2;
+  }
+
+  if (*find) {
+    if (o.p99_ms <= 0) {
+      std::fprintf(stderr, "coinfer-loadgen: --find-max-qps needs --p99-ms\n");
+      return 2;
+    }
+    return find_max_qps(o);
+  }
+  const RunResult r = run(o, o.mode, o.rate, o.warmup_s, o.duration_s);
+  if (o.json) {
+    std::printf("%s\n", run_json(o, o.mode, o.rate, r).c_str());
+  } else {
+    print_summary(stdout, o, o.mode, o.rate, r, o.duration_s);
+  }
+  return 0;
+}

@@ -1,0 +1,101 @@
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "coinfer/core/status.hpp"
+#include "coinfer/net/http_message.hpp"
+
+namespace coinfer::client {
+
+// Why a request got no HTTP response (HttpResult::failure).
+enum class Failure : std::uint8_t {
+  none,      // a response arrived; see HttpResult::status
+  connect,   // resolve or connect failed or timed out
+  timeout,   // no whole response within request_timeout_ms
+  closed,    // the connection failed mid-request (reset, closed before the response ended)
+  protocol,  // the response was not valid HTTP/1.1 or exceeded a limit
+};
+
+// One response. Callers that send many requests reuse one HttpResult: assigning the body keeps
+// its capacity, so a steady stream of requests does not allocate for it.
+struct HttpResult {
+  int status = 0;  // HTTP status; 0 when no response arrived
+  std::string body;
+  std::string content_type;
+  int retry_after_s = -1;  // Retry-After in seconds; -1 when absent or not a number
+  bool keep_alive = false;
+  Failure failure = Failure::none;
+};
+
+struct HttpClientConfig {
+  std::size_t max_idle_connections = 64;  // idle keep-alive connections kept; more are closed
+  std::uint32_t connect_timeout_ms = 5'000;
+  std::uint32_t request_timeout_ms = 30'000;  // to write a request and read its response; 0: none
+  std::size_t max_response_body_bytes = 64 * 1024 * 1024;
+  std::size_t max_response_header_bytes = 64 * 1024;
+};
+
+// HTTP/1.1 client on C++20 coroutines with a pool of keep-alive connections to one host:port.
+//
+// Each request takes the most recently used idle connection (or opens one), and gives it back
+// when the response allows keep-alive. Concurrent requests use separate connections, so the
+// number of requests in flight bounds the number open. A pooled connection that the server has
+// closed meanwhile (idle timeout, restart) is found out when the request fails before any
+// response byte arrives; the request is then sent once more on a fresh connection. That retry
+// is safe for any method, because the server cannot have seen the first attempt's response
+// begin -- the same rule browsers and curl apply to stale keep-alive connections.
+//
+// Not thread-safe: call it from one thread or strand (the executor given). Runs on any
+// executor, so it lives beside the caller's own coroutines; requests in flight keep the
+// client's state alive, so it may be destroyed while they finish.
+class HttpClient {
+ public:
+  HttpClient(boost::asio::any_io_executor executor, std::string host, std::uint16_t port,
+             std::size_t max_idle_connections = 64);
+  HttpClient(boost::asio::any_io_executor executor, std::string host, std::uint16_t port,
+             HttpClientConfig config);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Sends one request and reads its response into `out`. The returned Status is ok whenever an
+  // HTTP response arrived, whatever its status code; otherwise it is Errc::unavailable
+  // (connect or connection failure, malformed response) or Errc::deadline_exceeded (timeout)
+  // with a message naming the request and the cause, and out.failure says which.
+  // Content-Type is sent when `content_type` is not empty. `target`, `body` and
+  // `content_type` must stay valid until the request completes.
+  boost::asio::awaitable<Status> request(net::Method method, std::string_view target,
+                                         std::string_view body, std::string_view content_type,
+                                         HttpResult& out);
+
+  const std::string& host() const noexcept;
+  std::uint16_t port() const noexcept;
+  std::size_t idle_connections() const noexcept;
+  std::uint64_t connections_opened() const noexcept;  // successful connects, ever
+  // Closes every idle connection; connections in use are closed when their request ends.
+  void close_idle() noexcept;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// KServe Open Inference Protocol v2 over an HttpClient, JSON in and out as text. Each returns
+// ok only for a 2xx response; any other status becomes a Status with the matching Errc and
+// the server's message ("HTTP 404: {"error":"unknown model 'x'"}"). `out` holds the response
+// either way.
+boost::asio::awaitable<Status> health_live(HttpClient& client, HttpResult& out);
+boost::asio::awaitable<Status> health_ready(HttpClient& client, HttpResult& out);
+boost::asio::awaitable<Status> model_metadata(HttpClient& client, std::string_view model,
+                                              HttpResult& out);
+// POST /v2/models/{model}/infer with `request_json` as the body.
+boost::asio::awaitable<Status> infer(HttpClient& client, std::string_view model,
+                                     std::string_view request_json, HttpResult& out);
+
+}  // namespace coinfer::client

@@ -1,0 +1,31 @@
+// Internal to net/: one accepted socket, shared by the HTTP session and, after an upgrade,
+// the WebSocket session.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <list>
+#include <memory>
+
+#include "coinfer/core/config.hpp"
+#include "coinfer/net/router.hpp"
+
+namespace coinfer::net {
+
+// Every member is touched only on the connection's executor (its strand, or the one thread).
+struct Connection {
+  explicit Connection(boost::asio::ip::tcp::socket socket) : stream(std::move(socket)) {}
+  boost::beast::tcp_stream stream;
+  bool idle = true;       // waiting for the first byte of a request: safe to close on stop
+  bool stopping = false;  // finish the current request, then close
+  std::list<std::shared_ptr<Connection>>::iterator self;
+};
+
+// Runs a WebSocket connection after the upgrade request `request` (see websocket_session.cpp).
+boost::asio::awaitable<void> run_websocket(
+    Connection& connection, boost::beast::http::request<boost::beast::http::string_body> request,
+    const WebSocketHandler& handler, const ServerConfig& config);
+
+}  // namespace coinfer::net

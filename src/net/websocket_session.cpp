@@ -1,0 +1,167 @@
+// WebSocket connections: many messages in flight per connection, answers in completion order.
+//
+// Two coroutines share a connection: the reader reads a message, spawns its handler and reads
+// the next; the writer sends replies as handlers finish. A message counts as in flight from
+// the moment it is read until its reply is written, and the reader stops reading at
+// ws_max_in_flight: so a client that sends faster than it reads holds at most that many
+// requests and replies in server memory, and TCP pushes back on it (backpressure).
+#include <spdlog/spdlog.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <deque>
+
+#include "connection.hpp"
+
+namespace coinfer::net {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+
+namespace {
+
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+constexpr std::size_t kMessagePadding = 64;  // for in-place JSON parsing (simdjson)
+
+using Stream = websocket::stream<beast::tcp_stream&>;
+
+struct SessionState {
+  explicit SessionState(const asio::any_io_executor& ex) : reader_wake(ex), writer_wake(ex) {}
+
+  std::deque<std::string> replies;  // computed, not yet written
+  std::size_t in_flight = 0;        // read and not yet written back
+  bool reading_done = false;
+  bool writer_done = false;
+  websocket::close_code close_code = websocket::close_code::normal;
+  // Each loop waits on its own timer; cancelling it wakes that loop (an event).
+  asio::steady_timer reader_wake;
+  asio::steady_timer writer_wake;
+  // One per message being handled: a client that goes away cancels them (queued requests are
+  // then dropped before compute).
+  std::list<asio::cancellation_signal> cancellations;
+};
+
+asio::awaitable<void> wait(asio::steady_timer& event) {
+  event.expires_at(asio::steady_timer::time_point::max());
+  co_await event.async_wait(use_tuple);
+}
+
+std::string error_reply(std::string_view message) {
+  std::string reply = R"({"error":")";
+  for (char ch : message) {
+    if (ch == '"' || ch == '\\') reply += '\\';
+    reply += ch;
+  }
+  return reply + "\"}";
+}
+
+asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string message) {
+  std::string reply;
+  co_await handler(message, message.capacity(), reply);
+  co_return reply;
+}
+
+asio::awaitable<void> write_replies(Stream& ws, std::shared_ptr<SessionState> state) {
+  bool broken = false;
+  for (;;) {
+    if (!state->replies.empty()) {
+      const std::string reply = std::move(state->replies.front());
+      state->replies.pop_front();
+      if (!broken) {
+        ws.text(true);
+        auto [ec, n] = co_await ws.async_write(asio::buffer(reply), use_tuple);
+        broken = static_cast<bool>(ec);
+      }
+      --state->in_flight;
+      state->reader_wake.cancel();
+      continue;
+    }
+    if (state->reading_done && state->in_flight == 0) break;
+    co_await wait(state->writer_wake);
+  }
+  if (!broken && ws.is_open()) co_await ws.async_close(state->close_code, use_tuple);
+  state->writer_done = true;
+  state->reader_wake.cancel();
+}
+
+}  // namespace
+
+asio::awaitable<void> run_websocket(Connection& c,
+                                    beast::http::request<beast::http::string_body> request,
+                                    const WebSocketHandler& handler, const ServerConfig& config) {
+  Stream ws(c.stream);
+  c.stream.expires_never();  // the websocket stream keeps its own timers
+  websocket::stream_base::timeout timeouts{};
+  timeouts.handshake_timeout = std::chrono::seconds(10);
+  timeouts.idle_timeout = std::chrono::milliseconds(config.ws_idle_timeout_ms);
+  timeouts.keep_alive_pings = true;  // pinged at half the idle timeout; silent peers are closed
+  ws.set_option(timeouts);
+  ws.set_option(websocket::stream_base::decorator(
+      [](websocket::response_type& res) { res.set(beast::http::field::server, "coinfer"); }));
+  ws.read_message_max(config.ws_max_message_bytes);
+  if (auto [ec] = co_await ws.async_accept(request, use_tuple); ec) co_return;
+
+  const auto executor = c.stream.get_executor();
+  auto state = std::make_shared<SessionState>(executor);
+  asio::co_spawn(executor, write_replies(ws, state), asio::detached);
+
+  beast::flat_buffer buffer;
+  bool peer_gone = false;
+  for (;;) {
+    while (state->in_flight >= config.ws_max_in_flight) co_await wait(state->reader_wake);
+    if (c.stopping) {
+      state->close_code = websocket::close_code::going_away;
+      break;
+    }
+    auto [ec, n] = co_await ws.async_read(buffer, use_tuple);
+    if (ec) {
+      // Closed by the peer, idle timeout, a protocol violation (Beast has already sent the
+      // close code it calls for), or stop(): then say we are going away.
+      state->close_code = c.stopping ? websocket::close_code::going_away
+                                     : websocket::close_code::normal;
+      peer_gone = !c.stopping;
+      break;
+    }
+    if (!ws.got_text()) {
+      state->close_code = websocket::close_code::unknown_data;  // 1003
+      break;
+    }
+    std::string message;
+    message.reserve(n + kMessagePadding);
+    message.append(static_cast<const char*>(buffer.data().data()), n);
+    buffer.consume(n);
+
+    ++state->in_flight;
+    auto slot = state->cancellations.emplace(state->cancellations.end());
+    asio::co_spawn(executor, handle(handler, std::move(message)),
+                   asio::bind_cancellation_slot(
+                       slot->slot(), [state, slot](std::exception_ptr e, std::string reply) {
+                         state->cancellations.erase(slot);
+                         if (e) {
+                           try {
+                             std::rethrow_exception(e);
+                           } catch (const std::exception& ex) {
+                             spdlog::error("websocket handler threw: {}", ex.what());
+                             reply = error_reply(std::string("internal error: ") + ex.what());
+                           } catch (...) {
+                             spdlog::error("websocket handler threw a non-standard exception");
+                             reply = error_reply("internal error");
+                           }
+                         }
+                         state->replies.push_back(std::move(reply));
+                         state->writer_wake.cancel();
+                       }));
+  }
+  if (peer_gone) {
+    for (auto it = state->cancellations.begin(); it != state->cancellations.end();) {
+      auto& signal = *it++;  // a completion may erase its own entry
+      signal.emit(asio::cancellation_type::terminal);
+    }
+  }
+  state->reading_done = true;
+  state->writer_wake.cancel();
+  while (!state->writer_done) co_await wait(state->reader_wake);
+}
+
+}  // namespace coinfer::net

@@ -1,0 +1,174 @@
+#include <cuda_fp16.h>
+
+#include <cfloat>
+#include <climits>
+
+#include "coinfer/ops/cuda/cuda_status.hpp"
+#include "coinfer/ops/cuda/kernels.hpp"
+
+namespace coinfer::cuda {
+namespace {
+
+constexpr int warp_size = 32;
+
+__device__ float warp_max(float v) {
+  for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  }
+  return v;
+}
+
+__device__ float warp_sum(float v) {
+  for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  }
+  return v;
+}
+
+// One block of quantize_threads per row: the row's max|x| by a block reduction, then one pass
+// that writes q. Rows here are short (64..4096 elements), so one block each keeps every
+// multiprocessor busy once m reaches a few hundred; for m = 1 the kernel is launch-bound anyway.
+constexpr int quantize_threads = 256;
+
+__global__ void quantize_rows_kernel(const float* __restrict__ x, int k, int k_padded,
+                                     std::int8_t* __restrict__ q, float* __restrict__ scales) {
+  __shared__ float partial[quantize_threads / warp_size];
+  const int row = blockIdx.x;
+  const float* xr = x + static_cast<std::size_t>(row) * k;
+  std::int8_t* qr = q + static_cast<std::size_t>(row) * k_padded;
+
+  float amax = 0.0f;
+  for (int c = threadIdx.x; c < k; c += blockDim.x) amax = fmaxf(amax, fabsf(xr[c]));
+  amax = warp_max(amax);
+  if (threadIdx.x % warp_size == 0) partial[threadIdx.x / warp_size] = amax;
+  __syncthreads();
+  if (threadIdx.x < warp_size) {
+    float v = threadIdx.x < blockDim.x / warp_size ? partial[threadIdx.x] : 0.0f;
+    v = warp_max(v);
+    if (threadIdx.x == 0) partial[0] = v;
+  }
+  __syncthreads();
+  amax = partial[0];
+  // Non-finite rows: amax is inf or nan; the comparisons below keep q in range.
+  const bool usable = amax > 0.0f && amax <= FLT_MAX;
+  const float inverse = usable ? 127.0f / amax : 0.0f;
+  if (threadIdx.x == 0) scales[row] = usable ? amax / 127.0f : 0.0f;
+  for (int c = threadIdx.x; c < k_padded; c += blockDim.x) {
+    int v = 0;
+    if (c < k) {
+      const float scaled = xr[c] * inverse;
+      v = scaled >= 127.0f ? 127 : (scaled <= -127.0f ? -127 : __float2int_rn(scaled));
+      if (scaled != scaled) v = 0;  // nan
+    }
+    qr[c] = static_cast<std::int8_t>(v);
+  }
+}
+
+__global__ void dequantize_kernel(const std::int32_t* __restrict__ acc, int m, int n, int ld_acc,
+                                  const float* __restrict__ row_scale,
+                                  const float* __restrict__ col_scale,
+                                  const float* __restrict__ bias, int activation,
+                                  float* __restrict__ y) {
+  const std::size_t total = static_cast<std::size_t>(m) * n;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const int r = static_cast<int>(i / n);
+    const int c = static_cast<int>(i % n);
+    float v = static_cast<float>(acc[static_cast<std::size_t>(r) * ld_acc + c]) * row_scale[r] *
+                  col_scale[c] +
+              bias[c];
+    if (activation == static_cast<int>(Activation::relu)) {
+      v = fmaxf(v, 0.0f);
+    } else if (activation == static_cast<int>(Activation::gelu)) {
+      v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+    }
+    y[i] = v;
+  }
+}
+
+// One warp per row: rows are class logits (tens to a few thousand wide).
+constexpr int softmax_threads = 128;
+
+__global__ void softmax_argmax_kernel(float* __restrict__ x, int m, int n,
+                                      std::int64_t* __restrict__ labels) {
+  const int row = blockIdx.x * (blockDim.x / warp_size) + threadIdx.x / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  if (row >= m) return;
+  float* xr = x + static_cast<std::size_t>(row) * n;
+  float max = -FLT_MAX;
+  for (int c = lane; c < n; c += warp_size) max = fmaxf(max, xr[c]);
+  max = warp_max(max);
+  float sum = 0.0f;
+  for (int c = lane; c < n; c += warp_size) sum += expf(xr[c] - max);
+  sum = warp_sum(sum);
+  const float inverse = 1.0f / sum;
+  float best = -1.0f;
+  int best_index = INT_MAX;
+  for (int c = lane; c < n; c += warp_size) {
+    const float p = expf(xr[c] - max) * inverse;
+    xr[c] = p;
+    if (p > best) {  // c grows within a lane, so the first of equal values is kept
+      best = p;
+      best_index = c;
+    }
+  }
+  for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+    const float other = __shfl_xor_sync(0xffffffffu, best, offset);
+    const int other_index = __shfl_xor_sync(0xffffffffu, best_index, offset);
+    if (other > best || (other == best && other_index < best_index)) {
+      best = other;
+      best_index = other_index;
+    }
+  }
+  if (lane == 0) labels[row] = best_index == INT_MAX ? 0 : best_index;
+}
+
+__global__ void float_to_half_kernel(const float* __restrict__ x, std::size_t count,
+                                     __half* __restrict__ h) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    h[i] = __float2half_rn(x[i]);
+  }
+}
+
+// Enough blocks of 256 to cover `count`, capped: the kernels are grid-stride loops.
+unsigned elementwise_blocks(std::size_t count) {
+  const std::size_t blocks = (count + 255) / 256;
+  return static_cast<unsigned>(blocks < 4096 ? (blocks == 0 ? 1 : blocks) : 4096);
+}
+
+}  // namespace
+
+Status quantize_rows_int8(const float* x, int m, int k, int k_padded, std::int8_t* q, float* scales,
+                          cudaStream_t stream) {
+  if (m == 0) return {};
+  quantize_rows_kernel<<<m, quantize_threads, 0, stream>>>(x, k, k_padded, q, scales);
+  return last_launch_status("quantize_rows_kernel");
+}
+
+Status dequantize_bias_activation(const std::int32_t* acc, int m, int n, int ld_acc,
+                                  const float* row_scale, const float* col_scale, const float* bias,
+                                  Activation activation, float* y, cudaStream_t stream) {
+  if (m == 0) return {};
+  const std::size_t count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+  dequantize_kernel<<<elementwise_blocks(count), 256, 0, stream>>>(
+      acc, m, n, ld_acc, row_scale, col_scale, bias, static_cast<int>(activation), y);
+  return last_launch_status("dequantize_kernel");
+}
+
+Status softmax_argmax_rows(float* x, int m, int n, std::int64_t* labels, cudaStream_t stream) {
+  if (m == 0) return {};
+  constexpr int rows_per_block = softmax_threads / warp_size;
+  softmax_argmax_kernel<<<(m + rows_per_block - 1) / rows_per_block, softmax_threads, 0, stream>>>(
+      x, m, n, labels);
+  return last_launch_status("softmax_argmax_kernel");
+}
+
+Status float_to_half(const float* x, std::size_t count, std::uint16_t* half, cudaStream_t stream) {
+  if (count == 0) return {};
+  float_to_half_kernel<<<elementwise_blocks(count), 256, 0, stream>>>(
+      x, count, reinterpret_cast<__half*>(half));
+  return last_launch_status("float_to_half_kernel");
+}
+
+}  // namespace coinfer::cuda

@@ -1,0 +1,196 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "coinfer/ops/cuda/cublaslt_gemm.hpp"
+#include "coinfer/ops/cuda/cuda_memory.hpp"
+#include "coinfer/ops/cuda/kernels.hpp"
+#include "coinfer/ops/quantize.hpp"
+#include "coinfer/ops/softmax.hpp"
+#include "host_reference.hpp"
+
+using namespace coinfer;
+using namespace coinfer::cuda;
+
+namespace {
+
+template <class T>
+DeviceBuffer upload(const std::vector<T>& v) {
+  DeviceBuffer b;
+  REQUIRE(DeviceBuffer::allocate(v.size() * sizeof(T), b).ok());
+  REQUIRE(cudaMemcpy(b.data(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice) ==
+          cudaSuccess);
+  return b;
+}
+
+template <class T>
+std::vector<T> download(const DeviceBuffer& b, std::size_t count) {
+  std::vector<T> v(count);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cudaMemcpy(v.data(), b.data(), count * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("row quantization on the GPU matches the CPU's, with zero padding columns") {
+  std::mt19937 rng(1);
+  const int m = 37, k = 66, k_padded = 68;
+  std::vector<float> x = gpu_test::random_floats(std::size_t(m) * k, rng);
+  for (int c = 0; c < k; ++c) x[std::size_t(5) * k + c] = 0.0f;  // an all-zero row
+  std::vector<std::int8_t> q_cpu(x.size());
+  std::vector<float> s_cpu(m);
+  quantize_activations_per_row(x.data(), m, k, q_cpu.data(), s_cpu.data());
+
+  DeviceBuffer dx = upload(x), dq, ds;
+  REQUIRE(DeviceBuffer::allocate(std::size_t(m) * k_padded, dq).ok());
+  REQUIRE(DeviceBuffer::allocate(sizeof(float) * m, ds).ok());
+  REQUIRE(quantize_rows_int8(dx.as<float>(), m, k, k_padded, dq.as<std::int8_t>(), ds.as<float>(),
+                             nullptr)
+              .ok());
+  auto q = download<std::int8_t>(dq, std::size_t(m) * k_padded);
+  auto s = download<float>(ds, m);
+  int off_by_one = 0;
+  for (int r = 0; r < m; ++r) {
+    CHECK(s[r] == doctest::Approx(s_cpu[r]).epsilon(1e-6));
+    for (int c = 0; c < k; ++c) {
+      const int d = std::abs(q[std::size_t(r) * k_padded + c] - q_cpu[std::size_t(r) * k + c]);
+      CHECK(d <= 1);  // rounding of exact .5 ties may differ
+      off_by_one += d;
+    }
+    CHECK(q[std::size_t(r) * k_padded + k] == 0);
+    CHECK(q[std::size_t(r) * k_padded + k + 1] == 0);
+  }
+  CHECK(off_by_one <= m * k / 1000 + 1);
+  CHECK(s[5] == 0.0f);
+}
+
+TEST_CASE("the INT8 cuBLASLt GEMM is exact at the MLP's shapes and odd batch sizes") {
+  std::mt19937 rng(2);
+  std::uniform_int_distribution<int> d(-127, 127);
+  CublasLt lt;
+  REQUIRE(CublasLt::create(lt).ok());
+  DeviceBuffer workspace;
+  REQUIRE(DeviceBuffer::allocate(4 << 20, workspace).ok());
+  const int shapes[][2] = {{256, 64}, {256, 256}, {12, 256}};  // {n_padded, k_padded}
+  for (const auto& [n, k] : shapes) {
+    GemmPlan plan;
+    REQUIRE(
+        GemmPlan::create(lt, GemmKind::int8, 300, n, k, workspace.data(), workspace.bytes(), plan)
+            .ok());
+    for (int m : {1, 3, 64, 300}) {
+      CAPTURE(n);
+      CAPTURE(k);
+      CAPTURE(m);
+      std::vector<std::int8_t> x(std::size_t(m) * k), w(std::size_t(n) * k);
+      for (auto& v : x) v = static_cast<std::int8_t>(d(rng));
+      for (auto& v : w) v = static_cast<std::int8_t>(d(rng));
+      DeviceBuffer dx = upload(x), dw = upload(w), dy;
+      REQUIRE(DeviceBuffer::allocate(sizeof(std::int32_t) * m * n, dy).ok());
+      const Status s = plan.run(dx.data(), m, dw.data(), dy.data(), nullptr);
+      REQUIRE_MESSAGE(s.ok(), s.message());
+      auto y = download<std::int32_t>(dy, std::size_t(m) * n);
+      int wrong = 0;
+      for (int r = 0; r < m; ++r) {
+        for (int c = 0; c < n; ++c) {
+          std::int32_t acc = 0;
+          for (int i = 0; i < k; ++i)
+            acc += std::int32_t(x[std::size_t(r) * k + i]) * w[std::size_t(c) * k + i];
+          wrong += acc != y[std::size_t(r) * n + c];
+        }
+      }
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("an INT8 GEMM plan refuses dimensions that are not multiples of 4") {
+  CublasLt lt;
+  REQUIRE(CublasLt::create(lt).ok());
+  GemmPlan plan;
+  const Status s = GemmPlan::create(lt, GemmKind::int8, 8, 10, 64, nullptr, 0, plan);
+  CHECK(s.code() == Errc::invalid_argument);
+  CHECK(s.message().find("multiples of 4") != std::string::npos);
+}
+
+TEST_CASE("the FP16 GEMM agrees with an FP32 host GEMM to FP16 precision") {
+  std::mt19937 rng(3);
+  const int m = 64, n = 256, k = 256;
+  std::vector<float> x = gpu_test::random_floats(std::size_t(m) * k, rng),
+                     w = gpu_test::random_floats(std::size_t(n) * k, rng);
+  CublasLt lt;
+  REQUIRE(CublasLt::create(lt).ok());
+  DeviceBuffer workspace, dxh, dwh, dy;
+  REQUIRE(DeviceBuffer::allocate(4 << 20, workspace).ok());
+  DeviceBuffer dx = upload(x), dw = upload(w);
+  REQUIRE(DeviceBuffer::allocate(2 * x.size(), dxh).ok());
+  REQUIRE(DeviceBuffer::allocate(2 * w.size(), dwh).ok());
+  REQUIRE(DeviceBuffer::allocate(2 * std::size_t(m) * n, dy).ok());
+  REQUIRE(float_to_half(dx.as<float>(), x.size(), dxh.as<std::uint16_t>(), nullptr).ok());
+  REQUIRE(float_to_half(dw.as<float>(), w.size(), dwh.as<std::uint16_t>(), nullptr).ok());
+  GemmPlan plan;
+  REQUIRE(GemmPlan::create(lt, GemmKind::fp16, m, n, k, workspace.data(), workspace.bytes(), plan)
+              .ok());
+  REQUIRE(plan.run(dxh.data(), m, dwh.data(), dy.data(), nullptr).ok());
+  auto y = download<std::uint16_t>(dy, std::size_t(m) * n);
+  // FP16 -> float by hand (no CUDA headers needed on the host side of the check).
+  auto to_float = [](std::uint16_t h) {
+    const int e = (h >> 10) & 31, f = h & 1023;
+    const float v = e == 0 ? std::ldexp(float(f), -24) : std::ldexp(float(f + 1024), e - 25);
+    return (h & 0x8000) ? -v : v;
+  };
+  double worst = 0.0;
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < n; ++c) {
+      double acc = 0.0;
+      for (int i = 0; i < k; ++i)
+        acc += double(x[std::size_t(r) * k + i]) * w[std::size_t(c) * k + i];
+      worst = std::max(worst, std::abs(acc - to_float(y[std::size_t(r) * n + c])));
+    }
+  }
+  CHECK(worst < 0.25);  // |y| ~ 16; FP16 inputs and output carry ~3 decimal digits
+}
+
+TEST_CASE("the epilogue applies row and column scales, bias and ReLU") {
+  const int m = 3, n = 5, ld = 8;
+  std::vector<std::int32_t> acc(std::size_t(m) * ld);
+  for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<std::int32_t>(i) - 10;
+  std::vector<float> rs{0.5f, 1.0f, 2.0f}, cs{1.0f, 2.0f, 3.0f, 4.0f, 5.0f},
+      bias{0.0f, 1.0f, -1.0f, 0.5f, 0.0f};
+  DeviceBuffer da = upload(acc), dr = upload(rs), dc = upload(cs), db = upload(bias), dy;
+  REQUIRE(DeviceBuffer::allocate(sizeof(float) * m * n, dy).ok());
+  REQUIRE(dequantize_bias_activation(da.as<std::int32_t>(), m, n, ld, dr.as<float>(),
+                                     dc.as<float>(), db.as<float>(), Activation::relu,
+                                     dy.as<float>(), nullptr)
+              .ok());
+  auto y = download<float>(dy, std::size_t(m) * n);
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < n; ++c) {
+      const float v = float(acc[std::size_t(r) * ld + c]) * rs[r] * cs[c] + bias[c];
+      CHECK(y[std::size_t(r) * n + c] == doctest::Approx(v > 0 ? v : 0.0f));
+    }
+  }
+}
+
+TEST_CASE("softmax and argmax on the GPU match the CPU's, ties to the lowest index") {
+  std::mt19937 rng(4);
+  const int m = 50, n = 10;
+  std::vector<float> x = gpu_test::random_floats(std::size_t(m) * n, rng, 3.0f);
+  for (int c = 0; c < n; ++c) x[c] = 1.0f;  // row 0: all equal -> label 0
+  std::vector<float> expected = x;
+  std::vector<std::int64_t> expected_labels(m);
+  softmax_rows(expected.data(), m, n);
+  argmax_rows(expected.data(), m, n, expected_labels.data());
+  DeviceBuffer dx = upload(x), dl;
+  REQUIRE(DeviceBuffer::allocate(sizeof(std::int64_t) * m, dl).ok());
+  REQUIRE(softmax_argmax_rows(dx.as<float>(), m, n, dl.as<std::int64_t>(), nullptr).ok());
+  auto p = download<float>(dx, std::size_t(m) * n);
+  auto labels = download<std::int64_t>(dl, m);
+  for (std::size_t i = 0; i < p.size(); ++i)
+    CHECK(p[i] == doctest::Approx(expected[i]).epsilon(1e-5));
+  CHECK(labels == expected_labels);
+}

@@ -1,0 +1,226 @@
+// The WebSocket endpoint /v2/ws, driven by Beast's client over real sockets.
+#include <doctest/doctest.h>
+
+#include <boost/beast/websocket.hpp>
+#include <condition_variable>
+#include <set>
+
+#include "test_support.hpp"
+
+using namespace coinfer;
+using namespace coinfer::test;
+using namespace std::chrono_literals;
+namespace websocket = beast::websocket;
+
+namespace {
+
+// Identity under another name, whose forward() waits while its gate is closed.
+class SlowIdentity final : public Model {
+ public:
+  SlowIdentity() : inner_("slow", "1", 8) {}
+  const ModelMetadata& metadata() const noexcept override { return inner_.metadata(); }
+  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
+    std::unique_lock lock(mutex_);
+    held_ = true;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return open_; });
+    return inner_.forward(inputs, outputs);
+  }
+  void set_open(bool open) {
+    std::lock_guard lock(mutex_);
+    open_ = open;
+    changed_.notify_all();
+  }
+  void wait_held() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return held_; });
+  }
+
+ private:
+  IdentityModel inner_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = true;
+  bool held_ = false;
+};
+
+// A server with the models "identity" and "slow".
+class WsServer {
+ public:
+  explicit WsServer(ServerConfig config = test_config()) {
+    BatchPolicy policy;
+    policy.max_batch_size = 8;
+    policy.max_queue_delay = 0us;
+    (void)repository_.add(std::make_unique<Endpoint>(
+        std::make_shared<IdentityModel>("identity", "1", 8), io_.get_executor(), executor_, policy));
+    policy.max_batch_size = 1;
+    // Its own executor: while its batch is held, the identity model keeps computing.
+    (void)repository_.add(
+        std::make_unique<Endpoint>(slow_, io_.get_executor(), slow_executor_, policy));
+    add_oip_routes(router_, repository_);
+    server_ = std::make_unique<net::HttpServer>(io_.get_executor(), config, router_);
+    REQUIRE(server_->listen().ok());
+    server_->start();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~WsServer() {
+    slow_->set_open(true);
+    server_->stop();
+    thread_.join();
+  }
+  std::uint16_t port() const { return server_->port(); }
+  SlowIdentity& slow() { return *slow_; }
+  std::size_t slow_queue_depth() {
+    Endpoint* e = nullptr;
+    REQUIRE(repository_.find("slow", "", e).ok());
+    return e->batcher().queue_depth();
+  }
+
+ private:
+  asio::io_context io_;
+  std::shared_ptr<SlowIdentity> slow_ = std::make_shared<SlowIdentity>();
+  ModelRepository repository_;
+  CpuExecutor executor_{1};
+  CpuExecutor slow_executor_{1};
+  net::Router router_;
+  std::unique_ptr<net::HttpServer> server_;
+  std::thread thread_;
+};
+
+class WsClient {
+ public:
+  explicit WsClient(std::uint16_t port) : ws_(io_) {
+    ws_.next_layer().connect({asio::ip::make_address("127.0.0.1"), port});
+    ws_.handshake("127.0.0.1", "/v2/ws");
+  }
+  void send(const std::string& text) {
+    ws_.text(true);
+    ws_.write(asio::buffer(text));
+  }
+  void send_binary(const std::string& bytes) {
+    ws_.binary(true);
+    ws_.write(asio::buffer(bytes));
+  }
+  std::string receive() {
+    beast::flat_buffer buffer;
+    ws_.read(buffer);
+    return beast::buffers_to_string(buffer.data());
+  }
+  // Reads until the server closes; returns the close code it sent (0 if none).
+  int read_until_closed() {
+    beast::flat_buffer buffer;
+    beast::error_code ec;
+    while (!ec) ws_.read(buffer, ec);
+    return ec == websocket::error::closed ? static_cast<int>(ws_.reason().code) : 0;
+  }
+  websocket::stream<tcp::socket>& stream() { return ws_; }
+
+ private:
+  asio::io_context io_;
+  websocket::stream<tcp::socket> ws_;
+};
+
+std::string message(const char* model, const std::string& id, float value) {
+  return std::string(R"({"model_name":")") + model + R"(","id":")" + id +
+         R"(","inputs":[{"name":"INPUT0","shape":[1,1],"datatype":"FP32","data":[)" +
+         std::to_string(value) + "]}]}";
+}
+
+}  // namespace
+
+TEST_CASE("a websocket infer request is answered with its id") {
+  WsServer server;
+  WsClient client(server.port());
+  client.send(message("identity", "a-1", 2.5f));
+  const auto reply = client.receive();
+  CHECK(reply.find(R"("model_name":"identity")") != std::string::npos);
+  CHECK(reply.find(R"("id":"a-1")") != std::string::npos);
+  CHECK(reply.find(R"("data":[2.5])") != std::string::npos);
+}
+
+TEST_CASE("websocket replies come back in completion order, not request order") {
+  WsServer server;
+  server.slow().set_open(false);
+  WsClient client(server.port());
+  client.send(message("slow", "first", 1));
+  server.slow().wait_held();
+  client.send(message("identity", "second", 2));
+  CHECK(client.receive().find(R"("id":"second")") != std::string::npos);
+  server.slow().set_open(true);
+  CHECK(client.receive().find(R"("id":"first")") != std::string::npos);
+}
+
+TEST_CASE("a connection's in-flight messages are bounded: the server stops reading") {
+  auto config = test_config();
+  config.ws_max_in_flight = 2;
+  WsServer server(config);
+  server.slow().set_open(false);
+  WsClient client(server.port());
+  for (int i = 0; i < 6; ++i) client.send(message("slow", std::to_string(i), 1));
+  server.slow().wait_held();
+  std::this_thread::sleep_for(100ms);
+  // One computing and one queued: the other four are still unread in the socket.
+  CHECK(server.slow_queue_depth() == 1);
+  server.slow().set_open(true);
+  std::set<std::string> ids;
+  for (int i = 0; i < 6; ++i) {
+    const auto reply = client.receive();
+    const auto at = reply.find(R"("id":")") + 6;
+    ids.insert(reply.substr(at, reply.find('"', at) - at));
+  }
+  CHECK(ids == std::set<std::string>{"0", "1", "2", "3", "4", "5"});
+}
+
+TEST_CASE("a malformed websocket message gets an error and the connection stays up") {
+  WsServer server;
+  WsClient client(server.port());
+  client.send("{not json");
+  const auto error = client.receive();
+  CHECK(error.find(R"("error":)") != std::string::npos);
+  CHECK(error.find(R"("status":400)") != std::string::npos);
+  client.send(R"({"model_name":"nope","id":"z","inputs":[]})");
+  CHECK(client.receive() == R"({"id":"z","error":"unknown model 'nope'","status":404})");
+  client.send(R"({"model_name":"identity","id":"bad","inputs":[{"name":"INPUT0","shape":[1,2],"datatype":"FP32","data":[1]}]})");
+  const auto invalid = client.receive();
+  CHECK(invalid.find(R"("id":"bad")") != std::string::npos);
+  CHECK(invalid.find("needs 2 elements") != std::string::npos);
+  client.send(message("identity", "ok", 1));
+  CHECK(client.receive().find(R"("id":"ok")") != std::string::npos);
+}
+
+TEST_CASE("a binary websocket message is closed with 1003 (unsupported data)") {
+  WsServer server;
+  WsClient client(server.port());
+  client.send_binary(std::string("\x00\x01", 2));
+  CHECK(client.read_until_closed() == 1003);
+}
+
+TEST_CASE("a silent websocket peer is closed after ws_idle_timeout_ms") {
+  auto config = test_config();
+  config.ws_idle_timeout_ms = 200;
+  WsServer server(config);
+  WsClient client(server.port());
+  // Not reading means not answering the server's pings.
+  std::this_thread::sleep_for(600ms);
+  beast::flat_buffer buffer;
+  beast::error_code ec;
+  const auto started = std::chrono::steady_clock::now();
+  client.stream().read(buffer, ec);  // pings are answered here, but the server already gave up
+  CHECK(ec);
+  CHECK(std::chrono::steady_clock::now() - started < 2s);
+}
+
+TEST_CASE("a websocket client that disconnects drops its queued requests before compute") {
+  WsServer server;
+  server.slow().set_open(false);
+  {
+    WsClient client(server.port());
+    client.send(message("slow", "computing", 1));
+    server.slow().wait_held();
+    client.send(message("slow", "queued", 2));
+    for (int i = 0; i < 200 && server.slow_queue_depth() < 1; ++i) std::this_thread::sleep_for(5ms);
+    REQUIRE(server.slow_queue_depth() == 1);
+  }  // the client goes away without closing politely
+  for (int i = 0; i < 200 && server.slow_queue_depth() > 0; ++i) std::this_thread::sleep_for(5ms);
+  CHECK(server.slow_queue_depth() == 0);
+}

@@ -13,9 +13,13 @@
 
 namespace coinfer {
 
-// Design: one oneDNN matmul primitive per layer, created at load with a run-time M
-// (DNNL_RUNTIME_DIM_VAL), so any batch 1..max_batch runs without creating primitives; oneDNN
-// 2.6 serves it with its JIT int8 GEMM. The source is u8: activations are quantized
+// Design: a few oneDNN matmul primitives per layer, created at load for fixed batch sizes
+// M = 1, 2, 4, ... up to max_batch (the buckets); a batch of m rows runs the smallest bucket
+// >= m, its extra rows zero and their results ignored. oneDNN 2.6 picks its fast kernels
+// (VNNI/AMX brgemm) only when M is known at creation: with a run-time M
+// (DNNL_RUNTIME_DIM_VAL) it falls back to a generic JIT GEMM measured 5-13x slower at these
+// shapes (bench/int8_gemm_bench.cpp). INT32 accumulation is exact, so a row's result does not
+// depend on the bucket. The source is u8: activations are quantized
 // symmetrically to [-127, 127] and stored +128. oneDNN's u8 x s8 kernels are its native ones on
 // AVX2/AVX-512(-VNNI); with an s8 source it shifts and compensates internally on every call,
 // which measured ~20x slower at M = 1 here. We compensate ourselves with a constant per column:
@@ -36,13 +40,17 @@ struct Int8Linear::State {
 
   dnnl::engine engine;
   dnnl::stream stream;
-  dnnl::matmul matmul;
-  // INT8 quantized W, in the layout the primitive asked for (W[n][k] row-major, i.e. the
-  // [k, n] matrix with strides {1, k}, unless oneDNN prefers a blocked layout).
-  dnnl::memory weights;
-  dnnl::memory scratchpad;            // user-mode scratchpad: none allocated per call
-  std::vector<dnnl::memory> src_mem;  // [max_batch]: src_mem[m-1] views x_q as u8 [m, k]
-  std::vector<dnnl::memory> dst_mem;  // [max_batch]: dst_mem[m-1] views acc as [m, n]
+  // One per bucket, ascending M.
+  struct Bucket {
+    int m = 0;
+    dnnl::matmul matmul;
+    // INT8 quantized W in the layout this primitive asked for (each M may pick its own).
+    dnnl::memory weights;
+    dnnl::memory src;  // views x_q as u8 [m, k]
+    dnnl::memory dst;  // views acc as s32 [m, n]
+  };
+  std::vector<Bucket> buckets;
+  dnnl::memory scratchpad;  // user-mode, sized for the largest bucket: none allocated per call
 };
 
 namespace {
@@ -144,30 +152,33 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
     s->stream = dnnl::stream(s->engine);
     const dnnl::memory::dim K = in_features;
     const dnnl::memory::dim N = out_features;
-    const dnnl::memory::desc src_md({DNNL_RUNTIME_DIM_VAL, K}, dt::u8, dims{K, 1});
-    const dnnl::memory::desc any_weights_md({K, N}, dt::s8, dnnl::memory::format_tag::any);
-    const dnnl::memory::desc dst_md({DNNL_RUNTIME_DIM_VAL, N}, dt::s32, dims{N, 1});
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_weights_md, dst_md), attr,
-                                          s->engine);
-    s->matmul = dnnl::matmul(pd);
-
     const dnnl::memory::desc user_weights_md({K, N}, dt::s8, dims{1, K});
     dnnl::memory user_weights(user_weights_md, s->engine, w_q.data());
-    s->weights = dnnl::memory(pd.weights_desc(), s->engine);
-    dnnl::reorder(user_weights, s->weights).execute(s->stream, user_weights, s->weights);
-    s->stream.wait();
-
-    s->scratchpad = dnnl::memory(pd.scratchpad_desc(), s->engine);
-    s->src_mem.reserve(rows);
-    s->dst_mem.reserve(rows);
-    for (dnnl::memory::dim m = 1; m <= max_batch; ++m) {
-      s->src_mem.emplace_back(dnnl::memory::desc({m, K}, dt::u8, dims{K, 1}), s->engine,
-                              s->x_q.data());
-      s->dst_mem.emplace_back(dnnl::memory::desc({m, N}, dt::s32, dims{N, 1}), s->engine,
-                              s->acc.data());
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    std::size_t scratchpad_bytes = 0;
+    for (int m = 1;; m = std::min(2 * m, max_batch)) {
+      const dnnl::memory::dim M = m;
+      const dnnl::memory::desc src_md({M, K}, dt::u8, dims{K, 1});
+      const dnnl::memory::desc any_weights_md({K, N}, dt::s8, dnnl::memory::format_tag::any);
+      const dnnl::memory::desc dst_md({M, N}, dt::s32, dims{N, 1});
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_weights_md, dst_md),
+                                            attr, s->engine);
+      State::Bucket bucket;
+      bucket.m = m;
+      bucket.matmul = dnnl::matmul(pd);
+      bucket.weights = dnnl::memory(pd.weights_desc(), s->engine);
+      dnnl::reorder(user_weights, bucket.weights).execute(s->stream, user_weights, bucket.weights);
+      bucket.src = dnnl::memory(src_md, s->engine, s->x_q.data());
+      bucket.dst = dnnl::memory(dst_md, s->engine, s->acc.data());
+      scratchpad_bytes = std::max(scratchpad_bytes, pd.scratchpad_desc().get_size());
+      s->buckets.push_back(std::move(bucket));
+      if (m == max_batch) break;
     }
+    s->stream.wait();
+    s->scratchpad = dnnl::memory(
+        dnnl::memory::desc({static_cast<dnnl::memory::dim>(scratchpad_bytes)}, dt::u8, dims{1}),
+        s->engine);
     out.state_ = std::move(s);
     return {};
   } catch (const dnnl::error& e) {
@@ -184,17 +195,20 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
     return Status::invalid("Int8Linear: batch of " + std::to_string(m) + " rows, expected 1.." +
                            std::to_string(s->max_batch));
   }
+  const State::Bucket& bucket =
+      *std::find_if(s->buckets.begin(), s->buckets.end(), [m](const auto& b) { return b.m >= m; });
   quantize_activations_per_row_u8(x, m, s->k, s->x_q.data(), s->row_scale.data());
+  // Rows m..bucket.m-1 hold whatever an earlier, larger batch left: their results are ignored.
 
   // The C API takes the arguments as an array: the C++ one wants an unordered_map, which would
   // allocate on every call.
   dnnl_exec_arg_t args[4] = {
-      {DNNL_ARG_SRC, s->src_mem[static_cast<std::size_t>(m - 1)].get()},
-      {DNNL_ARG_WEIGHTS, s->weights.get()},
-      {DNNL_ARG_DST, s->dst_mem[static_cast<std::size_t>(m - 1)].get()},
+      {DNNL_ARG_SRC, bucket.src.get()},
+      {DNNL_ARG_WEIGHTS, bucket.weights.get()},
+      {DNNL_ARG_DST, bucket.dst.get()},
       {DNNL_ARG_SCRATCHPAD, s->scratchpad.get()},
   };
-  if (const auto st = dnnl_primitive_execute(s->matmul.get(), s->stream.get(), 4, args);
+  if (const auto st = dnnl_primitive_execute(bucket.matmul.get(), s->stream.get(), 4, args);
       st != dnnl_success) {
     return {Errc::internal, "Int8Linear: oneDNN matmul failed (dnnl_status " +
                                 std::to_string(static_cast<int>(st)) + ")"};

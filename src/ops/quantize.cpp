@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 namespace coinfer {
 namespace {
@@ -11,8 +13,16 @@ namespace {
 // loops the compiler vectorizes (max-abs reduction, then scale-round-clamp).
 template <class Q, int Offset>
 void quantize_row(const float* a, int cols, Q* q, float* scale) noexcept {
-  float max_abs = 0.0f;
-  for (int c = 0; c < cols; ++c) max_abs = std::max(max_abs, std::fabs(a[c]));
+  // max |a| as an integer reduction, which vectorizes without -ffast-math: the bit patterns of
+  // non-negative floats order like the floats; a NaN sorts above +Inf and so yields zeros below.
+  std::uint32_t max_bits = 0;
+  for (int c = 0; c < cols; ++c) {
+    std::uint32_t bits;
+    std::memcpy(&bits, a + c, sizeof bits);
+    max_bits = std::max(max_bits, bits & 0x7fffffffu);
+  }
+  float max_abs;
+  std::memcpy(&max_abs, &max_bits, sizeof max_abs);
   if (!(max_abs > 0.0f)) {  // all zeros (or NaN): dequantizes to zeros
     std::fill(q, q + cols, static_cast<Q>(Offset));
     *scale = 0.0f;

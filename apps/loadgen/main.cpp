@@ -1,9 +1,12 @@
-// coinfer-loadgen: an HTTP load generator on the coinfer client. Closed loop (N workers, each
-// send-wait-send), open loop (requests at scheduled times, latency measured from the intended
-// send time, so a slow server cannot hide its queueing: no coordinated omission), and a search
-// for the highest open-loop rate that meets a p99 target. See docs/LOADGEN.md.
+// coinfer-loadgen: a load generator on the coinfer client, over HTTP or the OIP WebSocket
+// endpoint. Closed loop (N workers, each send-wait-send), open loop (requests at scheduled
+// times, latency measured from the intended send time, so a slow server cannot hide its
+// queueing: no coordinated omission), and a search for the highest open-loop rate that meets a
+// p99 target. See docs/LOADGEN.md.
 //
-// Each --threads shard runs its own io_context, client and histogram; results are merged.
+// Each --threads shard runs its own io_context, clients and histogram; results are merged.
+#include <simdjson.h>
+
 #include <CLI/CLI.hpp>
 #include <array>
 #include <boost/asio.hpp>
@@ -19,6 +22,7 @@
 
 #include "coinfer/client/http_client.hpp"
 #include "coinfer/client/latency_histogram.hpp"
+#include "coinfer/client/ws_client.hpp"
 #include "coinfer/protocol/json_writer.hpp"
 
 namespace asio = boost::asio;
@@ -29,18 +33,26 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
 struct Url {
+  bool websocket = false;  // ws://: OIP infer requests over the WebSocket endpoint
   std::string host;
   std::uint16_t port = 80;
   std::string target = "/";
 };
 
-// http://host[:port][/target]
+// http://host[:port][/target] or ws://host[:port][/target]
 std::optional<Url> parse_url(std::string_view text) {
-  constexpr std::string_view scheme = "http://";
-  if (text.substr(0, scheme.size()) != scheme) return std::nullopt;
-  text.remove_prefix(scheme.size());
   Url url;
+  if (text.starts_with("ws://")) {
+    url.websocket = true;
+    text.remove_prefix(5);
+  } else if (text.starts_with("http://")) {
+    text.remove_prefix(7);
+  } else {
+    return std::nullopt;
+  }
   const auto slash = text.find('/');
   if (slash != std::string_view::npos) url.target = std::string(text.substr(slash));
   const auto authority = text.substr(0, slash);
@@ -83,6 +95,8 @@ struct Options {
   double rate = 1000;
   Arrival arrival = Arrival::constant;
   int connections = 64;
+  int ws_in_flight = 64;
+  std::string model;  // ws://: the "model_name" of every request
   int threads = 1;
   std::uint32_t timeout_ms = 10'000;
   bool json = false;
@@ -142,7 +156,9 @@ struct RunResult {
 // What one shard (thread) does in one run.
 struct Plan {
   Mode mode;
-  int workers;   // closed: concurrency; open: connections
+  int workers;      // requests in flight at most: closed: concurrency; open: connections (HTTP)
+                    // or connections x ws_in_flight (WebSocket)
+  int connections;  // WebSocket connections the workers share; 0 over HTTP
   double rate;   // open: requests per second for this shard
   double phase;  // open, constant: offset of this shard's schedule, in periods
   Arrival arrival;
@@ -175,37 +191,89 @@ class Schedule {
   std::exponential_distribution<double> gap_;  // Poisson arrivals: exponential gaps, in ns
 };
 
+// One WebSocket connection of a shard, shared by its workers (worker i uses connection
+// i % connections). Opened before the run, and again by the first worker to find it closed.
+struct WsConnection {
+  explicit WsConnection(const asio::any_io_executor& executor) : connect_ended(executor) {}
+  std::unique_ptr<client::WsInferSession> session;
+  bool connecting = false;
+  asio::steady_timer connect_ended;  // an event: cancelled when a connect attempt ends
+};
+
 struct Shard {
   const Options& options;
   const Plan& plan;
   client::HttpClient& client;
+  std::vector<WsConnection>& ws;  // empty over HTTP
   RunResult& result;
   Schedule schedule;
 };
 
-void count(Shard& s, Status status, const client::HttpResult& r, Clock::duration latency) {
-  if (status.ok() && r.status >= 200 && r.status < 300) {
+// A worker's reused response buffers, one per transport.
+struct WorkerResult {
+  client::HttpResult http;
+  client::WsInferResult ws;
+};
+
+// How one request ended: an HTTP status (or a WebSocket reply's "status"; 200 for an infer
+// response), or the failure that left it without one.
+struct Outcome {
+  int status = 0;
+  Failure failure = Failure::none;
+};
+
+asio::awaitable<bool> ensure_open(Shard& s, WsConnection& c) {
+  while (c.connecting) co_await c.connect_ended.async_wait(use_tuple);
+  if (c.session && c.session->is_open()) co_return true;
+  c.connecting = true;
+  c.connect_ended.expires_at(asio::steady_timer::time_point::max());
+  // A session is single-use: a broken one is replaced (its leftover calls have failed).
+  c.session = std::make_unique<client::WsInferSession>(co_await asio::this_coro::executor,
+                                                       client::WsClientConfig{},
+                                                       s.options.timeout_ms);
+  const Status status =
+      co_await c.session->connect(s.options.url.host, s.options.url.port, s.options.url.target);
+  c.connecting = false;
+  c.connect_ended.cancel();
+  co_return status.ok();
+}
+
+asio::awaitable<Outcome> send_request(Shard& s, int worker, WorkerResult& r) {
+  const auto& o = s.options;
+  if (s.ws.empty()) {
+    const Status status =
+        co_await s.client.request(o.method, o.url.target, o.body, o.content_type, r.http);
+    co_return Outcome{status.ok() ? r.http.status : 0, r.http.failure};
+  }
+  WsConnection& c = s.ws[static_cast<std::size_t>(worker) % s.ws.size()];
+  if (!co_await ensure_open(s, c)) co_return Outcome{0, Failure::connect};
+  // The session matches the reply to this call by the id it gave the request.
+  (void)co_await c.session->infer(o.model, o.body, r.ws);
+  co_return Outcome{r.ws.status, r.ws.failure};
+}
+
+void count(Shard& s, Outcome outcome, Clock::duration latency) {
+  if (outcome.status >= 200 && outcome.status < 300) {
     ++s.result.ok;
     s.result.latency.record(latency);
-  } else if (status.ok()) {
-    ++s.result.errors.by_status[static_cast<std::size_t>(std::clamp(r.status, 0, 599))];
+  } else if (outcome.failure == Failure::none) {
+    ++s.result.errors.by_status[static_cast<std::size_t>(std::clamp(outcome.status, 0, 599))];
   } else {
-    ++s.result.errors.by_failure[static_cast<std::size_t>(r.failure)];
+    ++s.result.errors.by_failure[static_cast<std::size_t>(outcome.failure)];
   }
 }
 
-asio::awaitable<void> closed_worker(Shard& s) {
-  const auto& o = s.options;
-  client::HttpResult result;
+asio::awaitable<void> closed_worker(Shard& s, int worker) {
+  WorkerResult result;
   asio::steady_timer backoff(co_await asio::this_coro::executor);
   for (;;) {
     const auto sent = Clock::now();
     if (sent >= s.plan.end) co_return;
-    auto status = co_await s.client.request(o.method, o.url.target, o.body, o.content_type, result);
-    if (sent >= s.plan.measure_from) count(s, std::move(status), result, Clock::now() - sent);
-    if (result.failure == Failure::connect) {  // the server is down: do not spin
+    const Outcome outcome = co_await send_request(s, worker, result);
+    if (sent >= s.plan.measure_from) count(s, outcome, Clock::now() - sent);
+    if (outcome.failure == Failure::connect) {  // the server is down: do not spin
       backoff.expires_after(std::chrono::milliseconds(10));
-      co_await backoff.async_wait(asio::as_tuple(asio::use_awaitable));
+      co_await backoff.async_wait(use_tuple);
     }
   }
 }
@@ -214,16 +282,15 @@ asio::awaitable<void> closed_worker(Shard& s) {
 // intended send time) until this long after it; the rest count as "unsent".
 constexpr auto kDrainGrace = std::chrono::seconds(1);
 
-asio::awaitable<void> open_worker(Shard& s) {
-  const auto& o = s.options;
-  client::HttpResult result;
+asio::awaitable<void> open_worker(Shard& s, int worker) {
+  WorkerResult result;
   asio::steady_timer timer(co_await asio::this_coro::executor);
   for (;;) {
     const auto intended = s.schedule.next();
     if (intended >= s.plan.end) co_return;
     if (intended > Clock::now()) {
       timer.expires_at(intended);
-      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      co_await timer.async_wait(use_tuple);
     } else if (Clock::now() >= s.plan.end + kDrainGrace) {
       // Due before the end but still waiting for a connection well after it: an overloaded
       // run's backlog. Counted, not sent, so that the run ends.
@@ -232,10 +299,28 @@ asio::awaitable<void> open_worker(Shard& s) {
       }
       co_return;
     }
-    auto status = co_await s.client.request(o.method, o.url.target, o.body, o.content_type, result);
-    if (intended >= s.plan.measure_from) {
-      count(s, std::move(status), result, Clock::now() - intended);
-    }
+    const Outcome outcome = co_await send_request(s, worker, result);
+    if (intended >= s.plan.measure_from) count(s, outcome, Clock::now() - intended);
+  }
+}
+
+// Opens the WebSocket connections (before the schedule starts, so that the handshakes are not
+// measured), runs the workers, and closes the connections when the last worker is done.
+asio::awaitable<void> run_workers(Shard& s) {
+  for (auto& c : s.ws) co_await ensure_open(s, c);  // a failed one is retried by its workers
+  const auto executor = co_await asio::this_coro::executor;
+  asio::steady_timer all_done(executor, asio::steady_timer::time_point::max());
+  int running = s.plan.workers;
+  for (int i = 0; i < s.plan.workers; ++i) {
+    asio::co_spawn(executor, s.plan.mode == Mode::closed ? closed_worker(s, i) : open_worker(s, i),
+                   [&](std::exception_ptr e) {
+                     if (e) std::rethrow_exception(e);
+                     if (--running == 0) all_done.cancel();
+                   });
+  }
+  if (running > 0) co_await all_done.async_wait(use_tuple);
+  for (auto& c : s.ws) {
+    if (c.session && c.session->is_open()) (void)co_await c.session->close();
   }
 }
 
@@ -245,20 +330,22 @@ void run_shard(const Options& o, const Plan& plan, RunResult& result) {
       io.get_executor(), o.url.host, o.url.port,
       client::HttpClientConfig{.max_idle_connections = static_cast<std::size_t>(plan.workers),
                                .request_timeout_ms = o.timeout_ms});
-  Shard shard{o, plan, http, result, Schedule(plan)};
-  for (int i = 0; i < plan.workers; ++i) {
-    asio::co_spawn(io, plan.mode == Mode::closed ? closed_worker(shard) : open_worker(shard),
-                   [](std::exception_ptr e) {
-                     if (e) std::rethrow_exception(e);
-                   });
-  }
+  std::vector<WsConnection> ws;
+  ws.reserve(static_cast<std::size_t>(plan.connections));
+  for (int i = 0; i < plan.connections; ++i) ws.emplace_back(io.get_executor());
+  Shard shard{o, plan, http, ws, result, Schedule(plan)};
+  asio::co_spawn(io, run_workers(shard), [](std::exception_ptr e) {
+    if (e) std::rethrow_exception(e);
+  });
   io.run();
 }
 
 // One run over all shards: `warmup_s` unmeasured, then `duration_s` measured.
 RunResult run(const Options& o, Mode mode, double rate, double warmup_s, double duration_s) {
   const int threads = std::max(1, o.threads);
-  const int workers = mode == Mode::closed ? o.concurrency : o.connections;
+  // Split over the threads: closed loop, the workers; open loop, the connections (each
+  // carrying one request at a time over HTTP, up to ws_in_flight over WebSocket).
+  const int units = mode == Mode::closed ? o.concurrency : o.connections;
   const auto start = Clock::now() + std::chrono::milliseconds(5);
   const auto measure_from =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(warmup_s));
@@ -266,9 +353,16 @@ RunResult run(const Options& o, Mode mode, double rate, double warmup_s, double 
                                       std::chrono::duration<double>(duration_s));
   std::vector<Plan> plans;
   for (int t = 0; t < threads; ++t) {
-    const int shard_workers = workers / threads + (t < workers % threads ? 1 : 0);
-    if (shard_workers == 0) continue;
-    plans.push_back({mode, shard_workers, rate * shard_workers / workers,
+    const int shard_units = units / threads + (t < units % threads ? 1 : 0);
+    if (shard_units == 0) continue;
+    int shard_workers = shard_units, shard_connections = 0;
+    if (o.url.websocket && mode == Mode::open) {
+      shard_connections = shard_units;
+      shard_workers = shard_units * o.ws_in_flight;
+    } else if (o.url.websocket) {
+      shard_connections = std::clamp(o.connections / threads, 1, shard_units);
+    }
+    plans.push_back({mode, shard_workers, shard_connections, rate * shard_units / units,
                      static_cast<double>(t) / threads, o.arrival,
                      0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(t + 1), start, measure_from,
                      end});
@@ -333,9 +427,17 @@ std::string run_json(const Options& o, Mode mode, double rate, const RunResult& 
   json_append_string(out, mode == Mode::closed ? "closed" : "open");
   out += ",\"url\":";
   json_append_string(out, o.url_text);
+  if (o.url.websocket) {
+    out += ",\"model\":";
+    json_append_string(out, o.model);
+  }
   if (mode == Mode::closed) {
     out += ",\"concurrency\":";
     json_append_number(out, o.concurrency);
+    if (o.url.websocket) {
+      out += ",\"connections\":";
+      json_append_number(out, std::min(o.connections, o.concurrency));
+    }
   } else {
     out += ",\"rate\":";
     json_append_number(out, rate);
@@ -343,6 +445,10 @@ std::string run_json(const Options& o, Mode mode, double rate, const RunResult& 
     json_append_string(out, o.arrival == Arrival::constant ? "constant" : "poisson");
     out += ",\"connections\":";
     json_append_number(out, o.connections);
+    if (o.url.websocket) {
+      out += ",\"ws_in_flight\":";
+      json_append_number(out, o.ws_in_flight);
+    }
   }
   out += ",\"threads\":";
   json_append_number(out, o.threads);
@@ -361,9 +467,14 @@ void print_summary(std::FILE* f, const Options& o, Mode mode, double rate, const
   const auto& h = r.latency;
   if (mode == Mode::closed) {
     std::fprintf(f, "closed loop, concurrency %d", o.concurrency);
+    if (o.url.websocket) {
+      std::fprintf(f, " on %d websocket connections", std::min(o.connections, o.concurrency));
+    }
   } else {
-    std::fprintf(f, "open loop, %.0f req/s (%s), %d connections", rate,
-                 o.arrival == Arrival::constant ? "constant" : "poisson", o.connections);
+    std::fprintf(f, "open loop, %.0f req/s (%s), %d %sconnections", rate,
+                 o.arrival == Arrival::constant ? "constant" : "poisson", o.connections,
+                 o.url.websocket ? "websocket " : "");
+    if (o.url.websocket) std::fprintf(f, " x %d in flight", o.ws_in_flight);
   }
   std::fprintf(f, ", %d thread(s), %.3g s (+%.3g s warm-up), %s\n", o.threads, duration_s,
                o.warmup_s, o.url_text.c_str());
@@ -479,14 +590,40 @@ int find_max_qps(const Options& o) {
   return lo > 0 ? 0 : 1;
 }
 
+// The body of every WebSocket request: the infer request without "id" and "model_name", which
+// the session adds to each message (a fresh id, --model). Checked once here: a message the
+// server cannot parse would have no id to match its error reply by.
+Status websocket_request(std::string& body) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (auto error = parser.parse(body).get(object)) {
+    return Status::invalid(std::string("expected an infer request (a JSON object): ") +
+                           simdjson::error_message(error));
+  }
+  std::string request = "{";
+  for (auto [key, value] : object) {
+    if (key == "id" || key == "model_name") continue;
+    if (request.size() > 1) request += ',';
+    json_append_string(request, key);
+    request += ':';
+    request += simdjson::minify(value);
+  }
+  body = request + '}';
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App cli{"coinfer-loadgen: HTTP load generator (closed loop, open loop, max-QPS search)"};
+  CLI::App cli{
+      "coinfer-loadgen: HTTP / OIP WebSocket load generator (closed loop, open loop, max-QPS "
+      "search)"};
   Options o;
   std::string method, body_file, mode = "closed", arrival = "constant";
   std::optional<std::string> body;
-  cli.add_option("--url", o.url_text, "http://HOST:PORT/TARGET")->required();
+  cli.add_option("--url", o.url_text, "http://HOST:PORT/TARGET or ws://HOST:PORT/v2/ws")
+      ->required();
+  cli.add_option("--model", o.model, "ws://: the model_name of every infer request");
   cli.add_option("--method", method, "HTTP method (default: POST with a body, else GET)");
   auto* body_opt = cli.add_option("--body", body, "request body");
   cli.add_option("--body-file", body_file, "file holding the request body")->excludes(body_opt);
@@ -507,7 +644,12 @@ int main(int argc, char** argv) {
   cli.add_option("--arrival", arrival, "open loop: constant | poisson")
       ->check(CLI::IsMember({"constant", "poisson"}))
       ->capture_default_str();
-  cli.add_option("--connections", o.connections, "open loop: most connections (in flight)")
+  cli.add_option("--connections", o.connections,
+                 "open loop: most connections (in flight); ws://: connections, both loops")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cli.add_option("--ws-in-flight", o.ws_in_flight,
+                 "ws://, open loop: most requests in flight per connection")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cli.add_option("--threads", o.threads, "threads, each with its share of workers and rate")
@@ -533,7 +675,9 @@ int main(int argc, char** argv) {
 
   const auto url = parse_url(o.url_text);
   if (!url) {
-    std::fprintf(stderr, "coinfer-loadgen: --url: expected http://HOST[:PORT]/TARGET, got '%s'\n",
+    std::fprintf(stderr,
+                 "coinfer-loadgen: --url: expected http://HOST[:PORT]/TARGET or "
+                 "ws://HOST[:PORT]/TARGET, got '%s'\n",
                  o.url_text.c_str());
     return 2;
   }
@@ -560,6 +704,16 @@ int main(int argc, char** argv) {
     o.method = *m;
   }
   if (!has_body) o.content_type.clear();
+  if (o.url.websocket) {
+    if (o.model.empty() || !has_body) {
+      std::fprintf(stderr, "coinfer-loadgen: ws:// needs --model and an infer request body\n");
+      return 2;
+    }
+    if (auto status = websocket_request(o.body); !status.ok()) {
+      std::fprintf(stderr, "coinfer-loadgen: --body: %s\n", status.message().c_str());
+      return 2;
+    }
+  }
   o.mode = mode == "open" ? Mode::open : Mode::closed;
   o.arrival = arrival == "poisson" ? Arrival::poisson : Arrival::constant;
   if (o.duration_s <= 0 || o.warmup_s < 0) {

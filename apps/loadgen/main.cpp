@@ -159,8 +159,8 @@ struct Plan {
   int workers;      // requests in flight at most: closed: concurrency; open: connections (HTTP)
                     // or connections x ws_in_flight (WebSocket)
   int connections;  // WebSocket connections the workers share; 0 over HTTP
-  double rate;   // open: requests per second for this shard
-  double phase;  // open, constant: offset of this shard's schedule, in periods
+  double rate;      // open: requests per second for this shard
+  double phase;     // open, constant: offset of this shard's schedule, in periods
   Arrival arrival;
   std::uint64_t seed;
   Clock::time_point start, measure_from, end;
@@ -228,9 +228,8 @@ asio::awaitable<bool> ensure_open(Shard& s, WsConnection& c) {
   c.connecting = true;
   c.connect_ended.expires_at(asio::steady_timer::time_point::max());
   // A session is single-use: a broken one is replaced (its leftover calls have failed).
-  c.session = std::make_unique<client::WsInferSession>(co_await asio::this_coro::executor,
-                                                       client::WsClientConfig{},
-                                                       s.options.timeout_ms);
+  c.session = std::make_unique<client::WsInferSession>(
+      co_await asio::this_coro::executor, client::WsClientConfig{}, s.options.timeout_ms);
   const Status status =
       co_await c.session->connect(s.options.url.host, s.options.url.port, s.options.url.target);
   c.connecting = false;

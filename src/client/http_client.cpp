@@ -84,31 +84,10 @@ struct Attempt {
   bool response_started = false;  // some bytes of a response were parsed
 };
 
-Errc errc_of_http(int status) noexcept {
-  switch (status) {
-    case 400:
-      return Errc::invalid_argument;
-    case 404:
-      return Errc::not_found;
-    case 405:
-      return Errc::method_not_allowed;
-    case 413:
-      return Errc::payload_too_large;
-    case 431:
-      return Errc::headers_too_large;
-    case 503:
-      return Errc::unavailable;
-    case 504:
-      return Errc::deadline_exceeded;
-    default:
-      return status >= 400 && status < 500 ? Errc::invalid_argument : Errc::internal;
-  }
-}
-
 Status expect_2xx(Status transport, const HttpResult& out) {
   if (!transport.ok()) return transport;
   if (out.status >= 200 && out.status < 300) return {};
-  return Status(errc_of_http(out.status), "HTTP " + std::to_string(out.status) + ": " + out.body);
+  return Status(errc_from_http_status(out.status), "HTTP " + std::to_string(out.status) + ": " + out.body);
 }
 
 }  // namespace

@@ -25,23 +25,6 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 // Received messages get this much spare capacity, so that simdjson can parse them in place.
 constexpr std::size_t kMessagePadding = simdjson::SIMDJSON_PADDING;
 
-Errc errc_of_status(std::int64_t status) noexcept {
-  switch (status) {
-    case 400:
-      return Errc::invalid_argument;
-    case 404:
-      return Errc::not_found;
-    case 413:
-      return Errc::payload_too_large;
-    case 503:
-      return Errc::unavailable;
-    case 504:
-      return Errc::deadline_exceeded;
-    default:
-      return status >= 400 && status < 500 ? Errc::invalid_argument : Errc::internal;
-  }
-}
-
 // A coroutine waiting for its turn to write: woken (its timer cancelled) by the writer before
 // it, or cancelled by its caller; `granted` tells which.
 struct WriteTurn {
@@ -355,7 +338,7 @@ asio::awaitable<void> WsInferSession::State::read_replies(std::shared_ptr<State>
     s->waiting.erase(it);
     w.out.status = reply.is_error ? static_cast<int>(reply.status) : 200;
     if (reply.is_error) {
-      w.status = Status(errc_of_status(reply.status),
+      w.status = Status(errc_from_http_status(static_cast<int>(reply.status)),
                         "status " + std::to_string(reply.status) + ": " + std::string(reply.error));
     }
     w.out.body.swap(message);  // the caller's old buffer serves the next read

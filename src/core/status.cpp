@@ -28,4 +28,25 @@ int http_status(Errc code) noexcept {
   return 500;
 }
 
+Errc errc_from_http_status(int status) noexcept {
+  switch (status) {
+    case 400:
+      return Errc::invalid_argument;
+    case 404:
+      return Errc::not_found;
+    case 405:
+      return Errc::method_not_allowed;
+    case 413:
+      return Errc::payload_too_large;
+    case 431:
+      return Errc::headers_too_large;
+    case 503:
+      return Errc::unavailable;
+    case 504:
+      return Errc::deadline_exceeded;
+    default:
+      return status >= 400 && status < 500 ? Errc::invalid_argument : Errc::internal;
+  }
+}
+
 }  // namespace coinfer

@@ -9,6 +9,7 @@
 
 #include <optional>
 
+#include "test_process.hpp"
 #include "test_support.hpp"
 
 using namespace coinfer;
@@ -18,7 +19,6 @@ using client::Failure;
 using client::HttpClient;
 using client::HttpResult;
 
-extern char** environ;
 
 namespace {
 
@@ -219,35 +219,9 @@ TEST_CASE("the client fails a request to a server that never answers after reque
 #ifdef COINFER_LOADGEN_PATH
 namespace {
 
-struct ProcessResult {
-  int exit_code = -1;
-  std::string out;
-};
-
 // Runs coinfer-loadgen with `args`, capturing stdout (stderr passes through).
 ProcessResult run_loadgen(std::vector<std::string> args) {
-  args.insert(args.begin(), COINFER_LOADGEN_PATH);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  pid_t pid = -1;
-  REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  ProcessResult result;
-  char chunk[4096];
-  for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) > 0;) result.out.append(chunk, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+  return run_process(COINFER_LOADGEN_PATH, args);
 }
 
 std::string infer_url(std::uint16_t port) {

@@ -5,12 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_process.hpp"
 #include "test_support.hpp"
 
 using namespace coinfer::test;
 using namespace std::chrono_literals;
 
-extern char** environ;
 
 namespace {
 
@@ -21,19 +21,9 @@ class ServeProcess {
                                      std::string(COINFER_SOURCE_DIR) + "/configs/default.toml",
                                      "--port", "0"};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    REQUIRE(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    stdout_ = fdopen(fds[0], "r");
+    const Child child = spawn_with_stdout(std::move(args));
+    pid_ = child.pid;
+    stdout_ = fdopen(child.stdout_fd, "r");
     char line[256] = {};
     REQUIRE(fgets(line, sizeof line, stdout_) != nullptr);
     first_line_ = line;
@@ -57,7 +47,7 @@ class ServeProcess {
       int status = 0;
       if (waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return exit_code(status);
       }
       std::this_thread::sleep_for(10ms);
     }

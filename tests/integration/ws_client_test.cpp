@@ -12,6 +12,7 @@
 #include <charconv>
 #include <optional>
 
+#include "test_process.hpp"
 #include "test_support.hpp"
 
 using namespace coinfer;
@@ -23,7 +24,6 @@ using client::WsInferResult;
 using client::WsInferSession;
 namespace websocket = beast::websocket;
 
-extern char** environ;
 
 namespace {
 
@@ -243,27 +243,8 @@ namespace {
 
 // Runs coinfer-loadgen with `args`; returns its exit code and stdout (stderr passes through).
 std::pair<int, std::string> run_loadgen(std::vector<std::string> args) {
-  args.insert(args.begin(), COINFER_LOADGEN_PATH);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  pid_t pid = -1;
-  REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  std::string out;
-  char chunk[4096];
-  for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) > 0;) out.append(chunk, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+  auto result = run_process(COINFER_LOADGEN_PATH, args);
+  return {result.exit_code, std::move(result.out)};
 }
 
 }  // namespace

@@ -20,6 +20,8 @@ enum class Errc {
 };
 
 int http_status(Errc code) noexcept;
+// The inverse, for clients: the Errc a server meant by an HTTP status (>= 400).
+Errc errc_from_http_status(int status) noexcept;
 
 // Errors are values on hot paths: a Status is either ok or a code plus a message that names
 // what was wrong and where ("inputs[0].datatype: expected FP32, got INT8").

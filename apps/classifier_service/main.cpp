@@ -18,7 +18,7 @@
 #include "coinfer/models/mlp.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
-#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/core/json_writer.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/model_repository.hpp"

@@ -23,7 +23,7 @@
 #include "coinfer/client/http_client.hpp"
 #include "coinfer/client/latency_histogram.hpp"
 #include "coinfer/client/ws_client.hpp"
-#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/core/json_writer.hpp"
 
 namespace asio = boost::asio;
 using namespace coinfer;

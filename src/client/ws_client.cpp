@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/core/json_writer.hpp"
 
 namespace coinfer::client {
 namespace asio = boost::asio;

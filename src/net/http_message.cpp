@@ -1,5 +1,7 @@
 #include "coinfer/net/http_message.hpp"
 
+#include "coinfer/core/json_writer.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -13,37 +15,6 @@ bool iequals(std::string_view a, std::string_view b) noexcept {
          });
 }
 
-void append_json_escaped(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c >= 0x80) {  // control bytes, and bytes that may not be valid UTF-8
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;
-        }
-    }
-  }
-}
 
 }  // namespace
 
@@ -65,9 +36,9 @@ void HttpResponse::error(int http_status, std::string_view message) {
   status = http_status;
   content_type = "application/json";
   body.clear();
-  body += "{\"error\":\"";
-  append_json_escaped(body, message);
-  body += "\"}";
+  body += "{\"error\":";
+  json_append_string(body, message);
+  body += '}';
 }
 
 std::string_view to_string(Method method) noexcept {

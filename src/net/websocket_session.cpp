@@ -12,6 +12,7 @@
 #include <boost/beast/websocket.hpp>
 #include <deque>
 
+#include "coinfer/core/json_writer.hpp"
 #include "connection.hpp"
 
 namespace coinfer::net {
@@ -48,12 +49,9 @@ asio::awaitable<void> wait(asio::steady_timer& event) {
 }
 
 std::string error_reply(std::string_view message) {
-  std::string reply = R"({"error":")";
-  for (char ch : message) {
-    if (ch == '"' || ch == '\\') reply += '\\';
-    reply += ch;
-  }
-  return reply + "\"}";
+  std::string reply = R"({"error":)";
+  json_append_string(reply, message);
+  return reply + '}';
 }
 
 asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string message) {

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "coinfer/core/half.hpp"
-#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/core/json_writer.hpp"
 
 namespace coinfer {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
-#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/core/json_writer.hpp"
 
 namespace coinfer {
 namespace {

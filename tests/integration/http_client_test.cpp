@@ -35,21 +35,6 @@ std::string request_body(int values, std::string_view id = {}) {
   return body;
 }
 
-// Runs `task` on `io` until it and everything it started are done.
-template <class T>
-T run_task(asio::io_context& io, asio::awaitable<T> task) {
-  std::optional<T> result;
-  std::exception_ptr error;
-  asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
-    error = e;
-    result = std::move(value);
-  });
-  io.restart();
-  io.run();
-  if (error) std::rethrow_exception(error);
-  return std::move(*result);
-}
-
 Status infer_once(asio::io_context& io, HttpClient& http, HttpResult& out) {
   static const std::string body = request_body(4);
   return run_task(io, client::infer(http, "identity", body, out));

@@ -3,7 +3,7 @@
 
 #include "coinfer/models/mlp.hpp"
 #include "coinfer/models/safetensors.hpp"
-#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/core/json_writer.hpp"
 #include "test_support.hpp"
 
 using namespace coinfer;

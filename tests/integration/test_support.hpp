@@ -6,6 +6,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -21,6 +22,21 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+
+// Runs `task` on `io` until it and everything it started are done.
+template <class T>
+T run_task(asio::io_context& io, asio::awaitable<T> task) {
+  std::optional<T> result;
+  std::exception_ptr error;
+  asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
+    error = e;
+    result = std::move(value);
+  });
+  io.restart();
+  io.run();
+  if (error) std::rethrow_exception(error);
+  return std::move(*result);
+}
 
 inline ServerConfig test_config() {
   ServerConfig config;

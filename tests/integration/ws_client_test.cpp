@@ -35,21 +35,6 @@ std::string one_value(float value) {
          std::string(digits, end) + "]}]}";
 }
 
-// Runs `task` on `io` until it and everything it started are done.
-template <class T>
-T run_task(asio::io_context& io, asio::awaitable<T> task) {
-  std::optional<T> result;
-  std::exception_ptr error;
-  asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
-    error = e;
-    result = std::move(value);
-  });
-  io.restart();
-  io.run();
-  if (error) std::rethrow_exception(error);
-  return std::move(*result);
-}
-
 // A WebSocket peer on a thread that accepts one connection and reads; with `drop` it closes
 // the socket (no closing handshake) after the first message, else it never answers.
 class MuteWsServer {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "coinfer/core/half.hpp"
-#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/core/json_writer.hpp"
 #include "coinfer/protocol/oip_decoder.hpp"
 
 using namespace coinfer;

@@ -1,4 +1,4 @@
-#include "coinfer/protocol/json_writer.hpp"
+#include "coinfer/core/json_writer.hpp"
 
 #include <cstdint>
 

@@ -137,3 +137,26 @@ TEST_CASE("a full queue answers 503 with Retry-After and an expired request 504"
   model->set_open(true);
   CHECK(running.receive().status == 200);
 }
+
+TEST_CASE("with two I/O threads, concurrent batched requests are all answered correctly") {
+  auto config = test_config();
+  config.io_threads = 2;  // connections get strands
+  BatchPolicy policy;
+  policy.max_batch_size = 16;
+  policy.max_queue_delay = 1ms;
+  TestServer server(config, /*io_threads=*/2, policy);
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 64; ++i) clients.push_back(std::make_unique<Client>(server.port()));
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 64; ++i) {
+      clients[i]->send(http::verb::post, "/v2/models/identity/infer",
+                       infer_body(3, std::to_string(round * 64 + i)), "application/json");
+    }
+    for (int i = 0; i < 64; ++i) {
+      const auto reply = clients[i]->receive();
+      REQUIRE(reply.status == 200);
+      REQUIRE(reply.body.find("\"id\":\"" + std::to_string(round * 64 + i) + "\"") !=
+              std::string::npos);
+    }
+  }
+}

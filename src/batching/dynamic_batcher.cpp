@@ -54,7 +54,10 @@ DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Mod
   }
 }
 
-DynamicBatcher::~DynamicBatcher() = default;
+DynamicBatcher::~DynamicBatcher() {
+  std::unique_lock lock(mutex_);
+  no_batch_in_flight_.wait(lock, [this] { return in_flight_ == 0; });
+}
 
 std::size_t DynamicBatcher::queue_depth() const {
   std::lock_guard lock(mutex_);
@@ -388,6 +391,8 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
   buffer.state = StagingBuffer::State::free;
   --in_flight_;
   maybe_flush_locked();
+  // Notified under the lock: a destructor waiting for it cannot run before this returns.
+  if (in_flight_ == 0) no_batch_in_flight_.notify_all();
 }
 
 }  // namespace coinfer

@@ -9,6 +9,7 @@
 #include <boost/asio/strand.hpp>
 #include <chrono>
 #include <cstdint>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -80,6 +81,7 @@ class DynamicBatcher {
  public:
   DynamicBatcher(boost::asio::any_io_executor io, Executor& executor, Model& model,
                  BatchPolicy policy, ModelMetrics* metrics = nullptr);
+  // Waits for the batches already handed to the executor: they point into this batcher.
   ~DynamicBatcher();
   DynamicBatcher(const DynamicBatcher&) = delete;
   DynamicBatcher& operator=(const DynamicBatcher&) = delete;
@@ -151,6 +153,7 @@ class DynamicBatcher {
   std::vector<std::unique_ptr<StagingBuffer>> buffers_;
   std::size_t queued_ = 0;  // requests reserved or queued, not computing
   int in_flight_ = 0;       // batches computing
+  std::condition_variable no_batch_in_flight_;
   clock::time_point armed_for_ = clock::time_point::max();
 
   boost::asio::strand<boost::asio::any_io_executor> strand_;

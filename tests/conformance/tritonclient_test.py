@@ -4,23 +4,13 @@ Usage: tritonclient_test.py PATH/TO/coinfer-serve PATH/TO/config.toml
 Starts the server on a free port, runs every check, stops it with SIGTERM.
 """
 import signal
-import subprocess
 import sys
 
 import numpy as np
 import tritonclient.http as httpclient
 from tritonclient.utils import InferenceServerException
 
-
-def start_server(binary, config):
-    proc = subprocess.Popen([binary, "--config", config, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = proc.stdout.readline().strip()
-    prefix = "listening on http://"
-    if not line.startswith(prefix):
-        proc.kill()
-        raise SystemExit(f"unexpected first line from coinfer-serve: {line!r}")
-    return proc, line[len(prefix):]
+from serve import start_server  # tests/conformance/serve.py
 
 
 def check_health(client):

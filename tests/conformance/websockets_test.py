@@ -5,21 +5,11 @@ Usage: websockets_test.py PATH/TO/coinfer-serve PATH/TO/config.toml
 import asyncio
 import json
 import signal
-import subprocess
 import sys
 
 import websockets
 
-
-def start_server(binary, config):
-    proc = subprocess.Popen([binary, "--config", config, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = proc.stdout.readline().strip()
-    prefix = "listening on http://"
-    if not line.startswith(prefix):
-        proc.kill()
-        raise SystemExit(f"unexpected first line from coinfer-serve: {line!r}")
-    return proc, line[len(prefix):]
+from serve import start_server  # tests/conformance/serve.py
 
 
 def request(model, rid, rows):

@@ -11,42 +11,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Identity with a gate: while closed, forward() holds the executor, so requests queue.
-class GatedIdentity final : public Model {
- public:
-  GatedIdentity() : inner_("identity", "1", 8) {}
-  const ModelMetadata& metadata() const noexcept override { return inner_.metadata(); }
-  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
-    std::unique_lock lock(mutex_);
-    ++held_;
-    changed_.notify_all();
-    changed_.wait(lock, [this] { return open_; });
-    rows_seen_ += inputs[0].shape[0];
-    return inner_.forward(inputs, outputs);
-  }
-  void set_open(bool open) {
-    std::lock_guard lock(mutex_);
-    open_ = open;
-    changed_.notify_all();
-  }
-  void wait_held() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return held_ > 0; });
-  }
-  std::int64_t rows_seen() {
-    std::lock_guard lock(mutex_);
-    return rows_seen_;
-  }
-
- private:
-  IdentityModel inner_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool open_ = true;
-  int held_ = 0;
-  std::int64_t rows_seen_ = 0;
-};
-
 std::string metrics_line(Client& client, std::string_view name) {
   const auto body = client.get("/metrics").body;
   const auto at = body.find(std::string(name) + "{");

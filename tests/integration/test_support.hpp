@@ -5,6 +5,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <condition_variable>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,43 @@ T run_task(asio::io_context& io, asio::awaitable<T> task) {
   if (error) std::rethrow_exception(error);
   return std::move(*result);
 }
+
+// The identity model with a gate: while closed, forward() holds its executor, so requests
+// queue behind the held batch.
+class GatedIdentity final : public Model {
+ public:
+  explicit GatedIdentity(std::string name = "identity") : inner_(std::move(name), "1", 8) {}
+  const ModelMetadata& metadata() const noexcept override { return inner_.metadata(); }
+  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
+    std::unique_lock lock(mutex_);
+    ++held_;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return open_; });
+    rows_seen_ += inputs[0].shape[0];
+    return inner_.forward(inputs, outputs);
+  }
+  void set_open(bool open) {
+    std::lock_guard lock(mutex_);
+    open_ = open;
+    changed_.notify_all();
+  }
+  void wait_held() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return held_ > 0; });
+  }
+  std::int64_t rows_seen() {
+    std::lock_guard lock(mutex_);
+    return rows_seen_;
+  }
+
+ private:
+  IdentityModel inner_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = true;
+  int held_ = 0;
+  std::int64_t rows_seen_ = 0;
+};
 
 inline ServerConfig test_config() {
   ServerConfig config;

@@ -14,36 +14,6 @@ namespace websocket = beast::websocket;
 
 namespace {
 
-// Identity under another name, whose forward() waits while its gate is closed.
-class SlowIdentity final : public Model {
- public:
-  SlowIdentity() : inner_("slow", "1", 8) {}
-  const ModelMetadata& metadata() const noexcept override { return inner_.metadata(); }
-  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
-    std::unique_lock lock(mutex_);
-    held_ = true;
-    changed_.notify_all();
-    changed_.wait(lock, [this] { return open_; });
-    return inner_.forward(inputs, outputs);
-  }
-  void set_open(bool open) {
-    std::lock_guard lock(mutex_);
-    open_ = open;
-    changed_.notify_all();
-  }
-  void wait_held() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return held_; });
-  }
-
- private:
-  IdentityModel inner_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool open_ = true;
-  bool held_ = false;
-};
-
 // A server with the models "identity" and "slow".
 class WsServer {
  public:
@@ -69,7 +39,7 @@ class WsServer {
     thread_.join();
   }
   std::uint16_t port() const { return server_->port(); }
-  SlowIdentity& slow() { return *slow_; }
+  GatedIdentity& slow() { return *slow_; }
   std::size_t slow_queue_depth() {
     Endpoint* e = nullptr;
     REQUIRE(repository_.find("slow", "", e).ok());
@@ -78,7 +48,7 @@ class WsServer {
 
  private:
   asio::io_context io_;
-  std::shared_ptr<SlowIdentity> slow_ = std::make_shared<SlowIdentity>();
+  std::shared_ptr<GatedIdentity> slow_ = std::make_shared<GatedIdentity>("slow");
   ModelRepository repository_;
   CpuExecutor executor_{1};
   CpuExecutor slow_executor_{1};

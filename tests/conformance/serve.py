@@ -1,0 +1,14 @@
+"""Starts coinfer-serve on a free port for a conformance test, as a user would."""
+import subprocess
+
+
+def start_server(binary, config):
+    """Returns (process, "HOST:PORT") once the server printed its listening line."""
+    proc = subprocess.Popen([binary, "--config", config, "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline().strip()
+    prefix = "listening on http://"
+    if not line.startswith(prefix):
+        proc.kill()
+        raise SystemExit(f"unexpected first line from coinfer-serve: {line!r}")
+    return proc, line[len(prefix):]

@@ -122,6 +122,7 @@ Status read_model(const toml::table& table, ModelConfig& m) {
   r.string("weights", m.weights);
   r.string("version", m.version);
   r.string("device", m.device);
+  r.integer("cuda_streams", m.cuda_streams);
   r.integer("max_batch_size", m.max_batch_size);
   r.integer("max_queue_delay_us", m.max_queue_delay_us);
   r.integers("preferred_batch_sizes", m.preferred_batch_sizes);
@@ -134,6 +135,10 @@ Status read_model(const toml::table& table, ModelConfig& m) {
       !(m.device.starts_with("cuda:") && m.device.size() > 5 &&
         m.device.find_first_not_of("0123456789", 5) == std::string::npos)) {
     r.fail("device", "unknown device '" + m.device + "' (known: cpu, cuda, cuda:N)");
+  }
+  if (m.cuda_streams < 1 || m.cuda_streams > 16) r.fail("cuda_streams", "must be within 1..16");
+  if (m.device == "cpu" && table.contains("cuda_streams")) {
+    r.fail("cuda_streams", "applies to a cuda device only (device is cpu)");
   }
   if (m.max_batch_size < 1) r.fail("max_batch_size", "must be at least 1 (1: no batching)");
   for (int size : m.preferred_batch_sizes) {
@@ -222,17 +227,19 @@ std::string to_toml(const Config& c) {
   for (const auto& m : c.models) {
     toml::array preferred;
     for (int size : m.preferred_batch_sizes) preferred.push_back(size);
-    models.insert(m.name, toml::table{{"kind", m.kind},
-                                      {"weights", m.weights},
-                                      {"version", m.version},
-                                      {"device", m.device},
-                                      {"max_batch_size", m.max_batch_size},
-                                      {"max_queue_delay_us", m.max_queue_delay_us},
-                                      {"preferred_batch_sizes", preferred},
-                                      {"max_queue_size", static_cast<std::int64_t>(m.max_queue_size)},
-                                      {"default_timeout_us", m.default_timeout_us},
-                                      {"priority_levels", m.priority_levels},
-                                      {"default_priority", m.default_priority}});
+    toml::table model{{"kind", m.kind},
+                      {"weights", m.weights},
+                      {"version", m.version},
+                      {"device", m.device},
+                      {"max_batch_size", m.max_batch_size},
+                      {"max_queue_delay_us", m.max_queue_delay_us},
+                      {"preferred_batch_sizes", preferred},
+                      {"max_queue_size", static_cast<std::int64_t>(m.max_queue_size)},
+                      {"default_timeout_us", m.default_timeout_us},
+                      {"priority_levels", m.priority_levels},
+                      {"default_priority", m.default_priority}};
+    if (m.device != "cpu") model.insert("cuda_streams", m.cuda_streams);
+    models.insert(m.name, std::move(model));
   }
   toml::table root{{"server", server},
                    {"log", toml::table{{"level", c.log.level}}},

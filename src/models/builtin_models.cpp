@@ -13,9 +13,6 @@
 namespace coinfer {
 namespace {
 
-// Streams (lanes) of a CUDA executor: two double-buffer the batches.
-constexpr int cuda_streams = 2;
-
 // "cuda" -> 0, "cuda:N" -> N; false for anything else.
 bool parse_cuda_device(const std::string& device, int& index) {
   if (device == "cuda") {
@@ -37,7 +34,7 @@ Status make_cuda_model(const ModelConfig& config, int device_index, std::shared_
   }
 #ifdef COINFER_HAVE_CUDA
   std::unique_ptr<CudaExecutor> executor;
-  if (auto s = CudaExecutor::create(device_index, cuda_streams, executor); !s) {
+  if (auto s = CudaExecutor::create(device_index, config.cuda_streams, executor); !s) {
     return Status(s.code(), key + config.device + " requested but " + s.message());
   }
   std::unique_ptr<CudaMlp> mlp;

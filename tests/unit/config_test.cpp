@@ -98,6 +98,25 @@ TEST_CASE("a model's device defaults to cpu, reads cuda:N and rejects anything e
         "models.m.device: unknown device 'cuda:' (known: cpu, cuda, cuda:N)");
 }
 
+TEST_CASE("cuda_streams defaults to 2, is read for cuda devices and refused for cpu by key") {
+  Config config;
+  REQUIRE(parse_config("[models.m]\nkind = \"mlp\"\ndevice = \"cuda\"\n", config).ok());
+  CHECK(config.models[0].cuda_streams == 2);
+  REQUIRE(parse_config("[models.m]\nkind = \"mlp\"\ndevice = \"cuda:0\"\ncuda_streams = 4\n", config)
+              .ok());
+  CHECK(config.models[0].cuda_streams == 4);
+  Config again;
+  REQUIRE(parse_config(to_toml(config), again).ok());
+  CHECK(again.models[0].cuda_streams == 4);
+  CHECK(parse_config("[models.m]\nkind = \"mlp\"\ndevice = \"cuda\"\ncuda_streams = 0\n", config)
+            .message() == "models.m.cuda_streams: must be within 1..16");
+  CHECK(parse_config("[models.m]\nkind = \"mlp\"\ncuda_streams = 2\n", config).message() ==
+        "models.m.cuda_streams: applies to a cuda device only (device is cpu)");
+  // A cpu model's effective config does not carry the key, so it parses again.
+  REQUIRE(parse_config("[models.m]\nkind = \"mlp\"\n", config).ok());
+  CHECK(to_toml(config).find("cuda_streams") == std::string::npos);
+}
+
 TEST_CASE("relative weight paths are resolved against the config file's directory") {
   const auto dir = std::filesystem::temp_directory_path() / "coinfer_config_test";
   std::filesystem::create_directories(dir / "configs");

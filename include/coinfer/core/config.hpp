@@ -41,6 +41,9 @@ struct ModelConfig {
   std::string version = "1";
   // Where it runs: "cpu" (the [compute] pool) or "cuda:N" / "cuda" (GPU N, a CudaExecutor).
   std::string device = "cpu";
+  // CUDA streams (lanes) of the model's CudaExecutor, each with its own pinned staging and
+  // device scratch: 2 double-buffer (batch N+1 is copied in while N computes). cuda only.
+  int cuda_streams = 2;
   // Dynamic batching (see BatchPolicy): max_batch_size = 1 turns batching off.
   int max_batch_size = 64;
   std::uint32_t max_queue_delay_us = 2000;

@@ -45,10 +45,23 @@ DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Mod
   const auto per_buffer = static_cast<std::size_t>(policy_.max_batch_size);
   const auto count = (policy_.max_queue_size + per_buffer - 1) / per_buffer +
                      static_cast<std::size_t>(executor_.concurrency()) + 1;
+  const auto& specs = model_.metadata().inputs;
   for (std::size_t i = 0; i < std::max<std::size_t>(count, 2); ++i) {
     auto buffer = std::make_unique<StagingBuffer>();
     buffer->tickets.reserve(per_buffer);
-    buffer->inputs.resize(model_.metadata().inputs.size());
+    buffer->inputs.reserve(specs.size());
+    for (const TensorSpec& spec : specs) {
+      buffer->inputs.emplace_back(executor_.staging_memory());
+      // Fixed row shape ([-1, 64]): the rows' memory is taken now, not on the serving path.
+      const bool fixed = spec.dtype != DType::Bytes && !spec.shape.empty() &&
+                         std::all_of(spec.shape.begin() + 1, spec.shape.end(),
+                                     [](std::int64_t d) { return d >= 0; });
+      if (fixed) {
+        const Shape row(spec.shape.begin() + 1, spec.shape.end());
+        buffer->inputs.back().reserve(static_cast<std::size_t>(element_count(row)) *
+                                      element_size(spec.dtype) * per_buffer);
+      }
+    }
     buffer->outputs.resize(model_.metadata().outputs.size());
     buffers_.push_back(std::move(buffer));
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <memory_resource>
 #include <random>
 #include <thread>
 #include <vector>
@@ -34,10 +35,14 @@ Status run_batch(CudaExecutor& executor, const Int8Mlp& mlp, std::vector<Int8Mlp
   return executor.scheduler().run(
       [&](Lane& lane) -> Status {
         Int8Mlp::Scratch& s = scratch[std::size_t(lane.index)];
-        std::memcpy(lane.input.data(), x, in_bytes);
-        Status st = cuda_status(cudaMemcpyAsync(s.input(), lane.input.data(), in_bytes,
-                                                cudaMemcpyHostToDevice, lane.stream),
-                                "H2D");
+        const void* source = x;
+        if (!is_pinned(x)) {  // as CudaMlp::forward: pinned rows are copied from in place
+          std::memcpy(lane.input.data(), x, in_bytes);
+          source = lane.input.data();
+        }
+        Status st = cuda_status(
+            cudaMemcpyAsync(s.input(), source, in_bytes, cudaMemcpyHostToDevice, lane.stream),
+            "H2D");
         if (st) st = mlp.enqueue(s, m, lane.stream);
         if (st) {
           st = cuda_status(cudaMemcpyAsync(lane.output.data(), s.probabilities(), p_bytes,
@@ -66,11 +71,11 @@ struct Fixture {
   Int8Mlp mlp;
   std::vector<Int8Mlp::Scratch> scratch;
 
-  Fixture() {
-    const Status s = CudaExecutor::create(0, 2, executor);
+  explicit Fixture(int streams = 2) {
+    const Status s = CudaExecutor::create(0, streams, executor);
     REQUIRE_MESSAGE(s.ok(), s.message());
     REQUIRE(Int8Mlp::create(gpu_test::as_weights(layers), max_batch, mlp).ok());
-    scratch.resize(2);
+    scratch.resize(std::size_t(streams));
     for (auto& sc : scratch) REQUIRE(mlp.create_scratch(sc).ok());
     REQUIRE(executor->scheduler()
                 .reserve_staging(sizeof(float) * max_batch * mlp.in_features(),
@@ -84,6 +89,7 @@ struct Fixture {
 
 TEST_CASE("the GPU INT8 MLP gives the host INT8 path's labels and probabilities within 1e-4") {
   Fixture f;
+  int rows = 0, differ_fp32 = 0;
   for (int m : {1, 7, 64, 256}) {
     CAPTURE(m);
     std::vector<float> x = gpu_test::random_floats(std::size_t(m) * 64, f.rng, 2.0f);
@@ -97,45 +103,74 @@ TEST_CASE("the GPU INT8 MLP gives the host INT8 path's labels and probabilities 
     for (std::size_t i = 0; i < p.size(); ++i)
       worst = std::max(worst, double(std::abs(p[i] - p_host[i])));
     CHECK(worst < 1e-4);
-    int differ = 0, differ_fp32 = 0;
+    int differ = 0;
+    rows += m;
     for (int r = 0; r < m; ++r) {
       differ += labels[std::size_t(r)] != labels_host[std::size_t(r)];
       differ_fp32 += labels[std::size_t(r)] != labels_fp32[std::size_t(r)];
     }
     CHECK(differ == 0);
-    CHECK(differ_fp32 <= m / 20);  // INT8 vs FP32: rare near-ties only
+  }
+  MESSAGE("INT8 vs FP32 labels differ on " << differ_fp32 << " of " << rows << " random rows");
+  CHECK(differ_fp32 <= rows / 20);  // INT8 vs FP32: near-ties only
+}
+
+TEST_CASE("every lane runs batches concurrently and each batch gets its own results") {
+  for (int streams : {2, 4}) {
+    CAPTURE(streams);
+    Fixture f(streams);
+    const int m = 64, batches = 40;
+    std::vector<std::vector<float>> inputs;
+    for (int i = 0; i < batches; ++i)
+      inputs.push_back(gpu_test::random_floats(std::size_t(m) * 64, f.rng));
+    std::vector<std::vector<std::int64_t>> serial(batches), concurrent(batches);
+    std::vector<float> p;
+    for (int i = 0; i < batches; ++i) {
+      REQUIRE(run_batch(*f.executor, f.mlp, f.scratch, inputs[i].data(), m, p, serial[i]).ok());
+    }
+    std::atomic<int> failures{0};
+    std::atomic<int> done{0};
+    for (int i = 0; i < batches; ++i) {
+      f.executor->submit([&, i] {
+        std::vector<float> probabilities;
+        if (!run_batch(*f.executor, f.mlp, f.scratch, inputs[i].data(), m, probabilities,
+                       concurrent[i])
+                 .ok()) {
+          ++failures;
+        }
+        ++done;
+      });
+    }
+    while (done < batches) std::this_thread::yield();
+    CHECK(failures == 0);
+    CHECK(serial == concurrent);
+    CHECK(f.executor->concurrency() == streams);
+    for (int lane = 0; lane < streams; ++lane) {
+      CAPTURE(lane);
+      CHECK(f.executor->scheduler().lane(lane).batches > 0);
+    }
   }
 }
 
-TEST_CASE("two lanes run batches concurrently and each gets its own results") {
+TEST_CASE("the executor's staging memory is page-locked; ordinary memory is not") {
   Fixture f;
-  const int m = 64, batches = 40;
-  std::vector<std::vector<float>> inputs;
-  for (int i = 0; i < batches; ++i)
-    inputs.push_back(gpu_test::random_floats(std::size_t(m) * 64, f.rng));
-  std::vector<std::vector<std::int64_t>> serial(batches), concurrent(batches);
-  std::vector<float> p;
-  for (int i = 0; i < batches; ++i) {
-    REQUIRE(run_batch(*f.executor, f.mlp, f.scratch, inputs[i].data(), m, p, serial[i]).ok());
-  }
-  std::atomic<int> failures{0};
-  std::atomic<int> done{0};
-  for (int i = 0; i < batches; ++i) {
-    f.executor->submit([&, i] {
-      std::vector<float> probabilities;
-      if (!run_batch(*f.executor, f.mlp, f.scratch, inputs[i].data(), m, probabilities,
-                     concurrent[i])
-               .ok()) {
-        ++failures;
-      }
-      ++done;
-    });
-  }
-  while (done < batches) std::this_thread::yield();
-  CHECK(failures == 0);
-  CHECK(serial == concurrent);
-  CHECK(f.executor->scheduler().lane(0).batches > 0);
-  CHECK(f.executor->scheduler().lane(1).batches > 0);
+  std::pmr::vector<std::byte> rows(f.executor->staging_memory());
+  rows.resize(std::size_t(max_batch) * 64 * sizeof(float));
+  CHECK(is_pinned(rows.data()));
+  CHECK(is_pinned(rows.data() + rows.size() / 2));
+  std::vector<std::byte> pageable(rows.size());
+  CHECK_FALSE(is_pinned(pageable.data()));
+  // An H2D copy straight from the staging rows, as CudaMlp::forward makes it.
+  std::vector<float> x = gpu_test::random_floats(std::size_t(8) * 64, f.rng);
+  std::memcpy(rows.data(), x.data(), x.size() * sizeof(float));
+  std::vector<float> p, p_direct, p_staged;
+  std::vector<std::int64_t> labels, labels_direct;
+  REQUIRE(run_batch(*f.executor, f.mlp, f.scratch, x.data(), 8, p_staged, labels).ok());
+  REQUIRE(run_batch(*f.executor, f.mlp, f.scratch, reinterpret_cast<const float*>(rows.data()), 8,
+                    p_direct, labels_direct)
+              .ok());
+  CHECK(p_direct == p_staged);
+  CHECK(labels_direct == labels);
 }
 
 TEST_CASE("a batch larger than the network's max_batch is a clear error, and the next runs") {

@@ -5,8 +5,11 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <future>
+#include <memory_resource>
 #include <thread>
 
 #include "coinfer/batching/dynamic_batcher.hpp"
@@ -337,4 +340,114 @@ TEST_CASE("a batch dimension over max_batch_size is rejected") {
   const auto status = f.batcher.reserve(shapes, {}, ticket);
   CHECK(status.code() == Errc::invalid_argument);
   CHECK(status.message() == "batch dimension 5 exceeds max_batch_size 4");
+}
+
+namespace {
+
+// A memory resource that remembers what it handed out (as a CUDA executor's pinned memory
+// would be), so a test can tell whether a pointer lies in it.
+class RecordingResource final : public std::pmr::memory_resource {
+ public:
+  std::size_t allocations() {
+    std::lock_guard lock(mutex_);
+    return allocations_;
+  }
+  bool owns(const void* p) {
+    std::lock_guard lock(mutex_);
+    const auto* b = static_cast<const std::byte*>(p);
+    return std::any_of(live_.begin(), live_.end(), [b](const auto& block) {
+      return b >= block.first && b < block.first + block.second;
+    });
+  }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    void* p = std::pmr::new_delete_resource()->allocate(bytes, alignment);
+    std::lock_guard lock(mutex_);
+    ++allocations_;
+    live_.emplace_back(static_cast<std::byte*>(p), bytes);
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    {
+      std::lock_guard lock(mutex_);
+      std::erase_if(live_, [p](const auto& block) { return block.first == p; });
+    }
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+
+  std::mutex mutex_;
+  std::size_t allocations_ = 0;
+  std::vector<std::pair<std::byte*, std::size_t>> live_;
+};
+
+class StagingExecutor final : public Executor {
+ public:
+  void submit(std::function<void()> work) override { inner_.submit(std::move(work)); }
+  int concurrency() const noexcept override { return 1; }
+  std::pmr::memory_resource* staging_memory() const noexcept override { return &resource_; }
+  RecordingResource& resource() { return resource_; }
+
+ private:
+  mutable RecordingResource resource_;
+  CpuExecutor inner_{1};
+};
+
+// Echoes a fixed-width input ([-1, 4]) and notes whether the rows it read were the executor's.
+class FixedEchoModel final : public Model {
+ public:
+  explicit FixedEchoModel(RecordingResource& staging) : staging_(staging) {
+    meta_.name = "fixed";
+    meta_.max_batch_size = 64;
+    meta_.inputs = {{"INPUT0", DType::FP32, {-1, 4}}};
+    meta_.outputs = {{"OUTPUT0", DType::FP32, {-1, 4}}};
+  }
+  const ModelMetadata& metadata() const noexcept override { return meta_; }
+  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
+    if (!staging_.owns(inputs[0].data)) ++foreign_;
+    outputs[0].resize(DType::FP32, inputs[0].shape);
+    std::memcpy(outputs[0].bytes().data(), inputs[0].data, inputs[0].size_bytes());
+    return {};
+  }
+  std::atomic<int> foreign_{0};
+
+ private:
+  ModelMetadata meta_;
+  RecordingResource& staging_;
+};
+
+}  // namespace
+
+TEST_CASE("staging rows come from the executor's staging memory, taken up front for fixed shapes") {
+  asio::io_context io;
+  StagingExecutor executor;
+  FixedEchoModel model(executor.resource());
+  DynamicBatcher batcher(io.get_executor(), executor, model, policy(8, 200us, 256));
+  const std::size_t at_start = executor.resource().allocations();
+  CHECK(at_start >= 2);  // every buffer's rows, before any request
+
+  auto request = [&](float value) -> asio::awaitable<std::vector<float>> {
+    BatchTicket ticket;
+    const Shape shapes[] = {{1, 4}};
+    if (!batcher.reserve(shapes, {}, ticket).ok()) co_return std::vector<float>{};
+    CHECK(executor.resource().owns(ticket.input(0).data()));
+    for (int i = 0; i < 4; ++i) std::memcpy(ticket.input(0).data() + i * 4, &value, 4);
+    if (!(co_await batcher.async_submit(ticket, {}, asio::use_awaitable)).ok()) {
+      co_return std::vector<float>{};
+    }
+    auto out = ticket.outputs()[0].values<float>();
+    co_return std::vector<float>(out.begin(), out.end());
+  };
+  std::vector<std::future<std::vector<float>>> results;
+  for (int i = 0; i < 200; ++i) {
+    results.push_back(asio::co_spawn(io, request(static_cast<float>(i)), asio::use_future));
+  }
+  std::thread runner([&] { io.run(); });
+  for (int i = 0; i < 200; ++i) CHECK(results[i].get() == std::vector<float>(4, float(i)));
+  runner.join();
+  CHECK(model.foreign_ == 0);                                   // read in place
+  CHECK(executor.resource().allocations() == at_start);  // nothing taken while serving
 }

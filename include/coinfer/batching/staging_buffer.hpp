@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <memory_resource>
 #include <span>
 #include <vector>
 
@@ -23,6 +24,10 @@ class BatchTicket;
 // Requests whose rows have other shapes (variable-length inputs) go to another buffer: this
 // is bucketing by shape; padding to the longest row would go in DynamicBatcher::place.
 //
+// The rows come from the executor's staging_memory(): page-locked on a CudaExecutor, so the
+// batch's H2D copy reads them where the decoder wrote them. Buffers of models whose inputs
+// have fixed row shapes are sized when the batcher is built, never while serving.
+//
 // `tickets` lists the requests in row order; a null entry is a hole (a request that failed to
 // decode, was cancelled or expired) that is compacted away before compute.
 struct StagingBuffer {
@@ -32,7 +37,7 @@ struct StagingBuffer {
   int priority = 1;
   std::vector<Shape> row_shapes;
   std::vector<std::size_t> row_bytes;
-  std::vector<std::vector<std::byte>> inputs;
+  std::vector<std::pmr::vector<std::byte>> inputs;
   std::vector<Tensor> outputs;  // the model's outputs for the whole batch, reused
   std::vector<BatchTicket*> tickets;
   int used_rows = 0;  // rows reserved, holes included

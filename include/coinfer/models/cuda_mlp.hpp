@@ -13,13 +13,15 @@ namespace coinfer {
 
 // The Mlp (same weights file, metadata, inputs and outputs; see mlp.hpp) served on a GPU by a
 // CudaExecutor: INT8 weights on the device from load on, and per batch
-//   staging rows -> lane's pinned input (memcpy) -> H2D -> per layer: quantize rows, cuBLASLt
-//   INT8 GEMM, dequantize + bias + ReLU -> softmax + argmax -> D2H -> lane's pinned output
-//   -> output tensors
-// on one lane of the executor. Each lane has its own device scratch, so forward() may run
-// concurrently once per lane (the executor's concurrency()); the weights are shared.
-// Labels equal the CPU Mlp's except at near-ties; probabilities agree within 1e-3 (both
-// quantize the same way; they differ in FP32 rounding order only). Only built with CUDA.
+//   staging rows (pinned) -> H2D -> per layer: quantize rows, cuBLASLt INT8 GEMM,
+//   dequantize + bias + ReLU -> softmax + argmax -> D2H -> lane's pinned output -> outputs
+// on one lane of the executor. The batcher's rows are page-locked (CudaExecutor's
+// staging_memory()), so the H2D copy reads them where the decoder wrote them; inputs in
+// pageable memory are first copied into the lane's pinned input. Each lane has its own device
+// scratch, so forward() may run concurrently once per lane (the executor's concurrency());
+// the weights are shared. Labels equal the CPU Mlp's except at near-ties; probabilities agree
+// within 1e-3 (both quantize the same way; they differ in FP32 rounding order only). Only
+// built with CUDA.
 class CudaMlp final : public Model {
  public:
   // `executor` must outlive every forward() call (not the model itself).

@@ -37,6 +37,8 @@ class CudaExecutor final : public Executor {
 
   void submit(std::function<void()> work) override;
   int concurrency() const noexcept override { return scheduler_.lanes(); }
+  // Page-locked (cuda::pinned_memory_resource()): the batcher's rows are the H2D source.
+  std::pmr::memory_resource* staging_memory() const noexcept override;
 
   Scheduler& scheduler() noexcept { return scheduler_; }
   CudaStreamDevice& device() noexcept { return device_; }

@@ -69,14 +69,20 @@ Status CudaMlp::forward(std::span<const ConstTensorView> inputs, std::span<Tenso
   const std::size_t in_bytes = x.values<float>().size_bytes();
   const std::size_t probabilities_bytes = outputs[0].bytes().size();
   const std::size_t labels_bytes = outputs[1].bytes().size();
+  // The batcher's rows are page-locked on a CudaExecutor (its staging_memory()), and the H2D
+  // copy reads them in place. Rows from elsewhere (pageable) are first copied into the lane's
+  // pinned input, so that the copy is still asynchronous and overlaps the other lanes.
+  const bool pinned = cuda::is_pinned(x.data);
   using Lane = CudaExecutor::Scheduler::Lane;
   Status status = executor_->scheduler().run(
       [&](Lane& lane) -> Status {
         cuda::Int8Mlp::Scratch& scratch = scratch_[static_cast<std::size_t>(lane.index)];
-        // Pageable staging rows -> this lane's pinned buffer, so the copy below is truly
-        // asynchronous and overlaps the other lane's kernels.
-        std::memcpy(lane.input.data(), x.data, in_bytes);
-        Status s = cuda::cuda_status(cudaMemcpyAsync(scratch.input(), lane.input.data(), in_bytes,
+        const void* source = x.data;
+        if (!pinned) {
+          std::memcpy(lane.input.data(), x.data, in_bytes);
+          source = lane.input.data();
+        }
+        Status s = cuda::cuda_status(cudaMemcpyAsync(scratch.input(), source, in_bytes,
                                                      cudaMemcpyHostToDevice, lane.stream),
                                      "cudaMemcpyAsync (H2D INPUT0)");
         if (s) s = network_.enqueue(scratch, m, lane.stream);

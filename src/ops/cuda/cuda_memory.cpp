@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <new>
 #include <string>
 
 #include "coinfer/ops/cuda/cuda_status.hpp"
@@ -65,6 +66,42 @@ Status PinnedBuffer::allocate(std::size_t bytes, PinnedBuffer& out) {
   buffer.bytes_ = bytes;
   out = std::move(buffer);
   return {};
+}
+
+namespace {
+
+class PinnedMemoryResource final : public std::pmr::memory_resource {
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    // cudaHostAlloc returns page-aligned memory.
+    void* p = nullptr;
+    if (alignment > 4096 || cudaHostAlloc(&p, bytes == 0 ? 1 : bytes, cudaHostAllocPortable) !=
+                                cudaSuccess) {
+      cudaGetLastError();  // not sticky; leave no error behind
+      throw std::bad_alloc();
+    }
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t, std::size_t) override { cudaFreeHost(p); }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+};
+
+}  // namespace
+
+std::pmr::memory_resource* pinned_memory_resource() noexcept {
+  static PinnedMemoryResource resource;
+  return &resource;
+}
+
+bool is_pinned(const void* p) noexcept {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
 }
 
 }  // namespace coinfer::cuda

@@ -26,6 +26,10 @@ CudaExecutor::~CudaExecutor() {
   for (std::thread& t : threads_) t.join();
 }
 
+std::pmr::memory_resource* CudaExecutor::staging_memory() const noexcept {
+  return cuda::pinned_memory_resource();
+}
+
 void CudaExecutor::submit(std::function<void()> work) {
   {
     std::lock_guard lock(mutex_);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory_resource>
 #include <utility>
 
 #include "coinfer/core/status.hpp"
@@ -50,6 +51,16 @@ class PinnedBuffer {
   std::byte* data_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// Page-locked host memory as a std::pmr::memory_resource (cudaHostAlloc, portable to every
+// device), for containers that H2D copies read straight from: the batcher's staging rows on a
+// CudaExecutor. Allocation failure throws std::bad_alloc, as the interface requires. One
+// process-wide instance, so memory allocated from it never outlives it.
+std::pmr::memory_resource* pinned_memory_resource() noexcept;
+
+// Whether `p` points into page-locked host memory registered with CUDA (so that an
+// asynchronous copy from it needs no staging copy first). False for pageable memory.
+bool is_pinned(const void* p) noexcept;
 
 // Sub-buffers carved from one allocation start on 256-byte boundaries (cuBLASLt wants 16).
 constexpr std::size_t align_up(std::size_t bytes, std::size_t alignment = 256) noexcept {

@@ -71,18 +71,18 @@ void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
     switch (activation) {
       case Activation::none:
         for (int c = 0; c < n; ++c) {
-          out[c] = static_cast<float>(a[c] - comp[c]) * rs * col_scale[c] + bias[c];
+          out[c] = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
         }
         break;
       case Activation::relu:
         for (int c = 0; c < n; ++c) {
-          const float v = static_cast<float>(a[c] - comp[c]) * rs * col_scale[c] + bias[c];
+          const float v = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
           out[c] = std::max(v, 0.0f);
         }
         break;
       case Activation::gelu:
         for (int c = 0; c < n; ++c) {
-          const float v = static_cast<float>(a[c] - comp[c]) * rs * col_scale[c] + bias[c];
+          const float v = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
           out[c] = gelu(v);
         }
         break;

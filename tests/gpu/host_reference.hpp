@@ -69,9 +69,10 @@ inline void int8_forward(const std::vector<HostLayer>& layers, const float* x, i
         for (int k = 0; k < l.in; ++k) {
           acc += std::int32_t(xq[std::size_t(r) * l.in + k]) * wq[std::size_t(c) * l.in + k];
         }
-        float v = float(acc) * xs[std::size_t(r)] * ws[std::size_t(c)] + l.bias[std::size_t(c)];
-        if (l.activation == Activation::relu) v = v > 0.0f ? v : 0.0f;
-        if (l.activation == Activation::gelu) v = gelu_reference(v);
+        float v = dequantize(float(acc), xs[std::size_t(r)], ws[std::size_t(c)],
+                             l.bias[std::size_t(c)]);
+        if (l.activation == Activation::relu) v = v < 0.0f ? 0.0f : v;
+        if (l.activation == Activation::gelu) v = gelu(v);
         out[std::size_t(r) * l.out + c] = v;
       }
     }

@@ -140,38 +140,56 @@ Status GemmPlan::create(const CublasLt& lt, GemmKind kind, int max_m, int n, int
   return {};
 }
 
+Status GemmPlan::set_m(int m) {
+  if (m == current_m_) return {};
+  const std::uint64_t cols = static_cast<std::uint64_t>(m);
+  if (auto s = cublas_status(
+          cublasLtMatrixLayoutSetAttribute(b_, CUBLASLT_MATRIX_LAYOUT_COLS, &cols, sizeof cols),
+          "cublasLtMatrixLayoutSetAttribute (X columns)");
+      !s) {
+    return s;
+  }
+  if (auto s = cublas_status(
+          cublasLtMatrixLayoutSetAttribute(c_, CUBLASLT_MATRIX_LAYOUT_COLS, &cols, sizeof cols),
+          "cublasLtMatrixLayoutSetAttribute (Y columns)");
+      !s) {
+    return s;
+  }
+  current_m_ = m;
+  return {};
+}
+
+Status GemmPlan::choose(int m) {
+  Choice& choice = choices_[static_cast<std::size_t>(m)];
+  if (choice.queried) return {};
+  if (auto s = set_m(m); !s) return s;
+  int found = 0;
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+      handle_, desc_, a_, b_, c_, c_, preference_, 1, &choice.result, &found);
+  const std::string what = "cublasLtMatmulAlgoGetHeuristic (m=" + std::to_string(m) + ", n=" +
+                           std::to_string(n_) + ", k=" + std::to_string(k_) + ", workspace " +
+                           std::to_string(workspace_bytes_) + " bytes)";
+  if (auto s = cublas_status(status, what); !s) return s;
+  if (found == 0) return {Errc::unavailable, what + ": no algorithm for this shape"};
+  choice.queried = true;
+  return {};
+}
+
+Status GemmPlan::prepare() {
+  for (int m = 1; m <= max_m_; ++m) {
+    if (auto s = choose(m); !s) return s;
+  }
+  return {};
+}
+
 Status GemmPlan::run(const void* x, int m, const void* w, void* y, cudaStream_t stream) {
   if (m < 1 || m > max_m_) {
     return {Errc::internal,
             "GemmPlan::run: m = " + std::to_string(m) + " outside 1.." + std::to_string(max_m_)};
   }
-  if (m != current_m_) {
-    const std::uint64_t cols = static_cast<std::uint64_t>(m);
-    if (auto s = cublas_status(
-            cublasLtMatrixLayoutSetAttribute(b_, CUBLASLT_MATRIX_LAYOUT_COLS, &cols, sizeof cols),
-            "cublasLtMatrixLayoutSetAttribute (X columns)");
-        !s) {
-      return s;
-    }
-    if (auto s = cublas_status(
-            cublasLtMatrixLayoutSetAttribute(c_, CUBLASLT_MATRIX_LAYOUT_COLS, &cols, sizeof cols),
-            "cublasLtMatrixLayoutSetAttribute (Y columns)");
-        !s) {
-      return s;
-    }
-    current_m_ = m;
-  }
-  Choice& choice = choices_[static_cast<std::size_t>(m)];
-  if (!choice.queried) {
-    // Host-side only; once per batch size for the life of the plan.
-    int found = 0;
-    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-        handle_, desc_, a_, b_, c_, c_, preference_, 1, &choice.result, &found);
-    choice.queried = true;
-    choice.found = status == CUBLAS_STATUS_SUCCESS && found > 0;
-  }
-  // Without a heuristic result cuBLASLt runs its own query inside the call (algo = null).
-  const cublasLtMatmulAlgo_t* algo = choice.found ? &choice.result.algo : nullptr;
+  if (auto s = choose(m); !s) return s;
+  if (auto s = set_m(m); !s) return s;
+  const cublasLtMatmulAlgo_t* algo = &choices_[static_cast<std::size_t>(m)].result.algo;
   const std::int32_t alpha_i = 1, beta_i = 0;
   const float alpha_f = 1.0f, beta_f = 0.0f;
   const void* alpha = kind_ == GemmKind::int8 ? static_cast<const void*>(&alpha_i) : &alpha_f;

@@ -32,7 +32,6 @@ bool is_sticky(cudaError_t error) noexcept {
     case cudaErrorAssert:
     case cudaErrorECCUncorrectable:
     case cudaErrorLaunchTimeout:
-    case cudaErrorDevicesUnavailable:
     case cudaErrorContextIsDestroyed:
       return true;
     default:

@@ -30,6 +30,11 @@ Status Int8Mlp::create(std::span<const LinearWeights> layers, int max_batch, Int
         l.bias.size() != static_cast<std::size_t>(l.out_features)) {
       return Status::invalid(where + ": weight must be [out, in] and bias [out]");
     }
+    if (l.in_features > max_in_features) {
+      return Status::invalid(where + ": " + std::to_string(l.in_features) +
+                             " inputs exceed " + std::to_string(max_in_features) +
+                             " (INT32 accumulator range)");
+    }
     if (i > 0 && layers[i - 1].out_features != l.in_features) {
       return Status::invalid(where + ": takes " + std::to_string(l.in_features) +
                              " inputs, but the layer before gives " +
@@ -124,6 +129,9 @@ Status Int8Mlp::create_scratch(Scratch& out) const {
                                        layers_[i].k_padded, s.memory_.data() + workspace_offset,
                                        workspace_bytes, s.plans_[i]);
         !status) {
+      return Status(status.code(), "layer " + std::to_string(i) + ": " + status.message());
+    }
+    if (auto status = s.plans_[i].prepare(); !status) {
       return Status(status.code(), "layer " + std::to_string(i) + ": " + status.message());
     }
   }

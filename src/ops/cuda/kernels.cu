@@ -32,33 +32,38 @@ constexpr int quantize_threads = 256;
 
 __global__ void quantize_rows_kernel(const float* __restrict__ x, int k, int k_padded,
                                      std::int8_t* __restrict__ q, float* __restrict__ scales) {
-  __shared__ float partial[quantize_threads / warp_size];
+  __shared__ unsigned partial[quantize_threads / warp_size];
   const int row = blockIdx.x;
   const float* xr = x + static_cast<std::size_t>(row) * k;
   std::int8_t* qr = q + static_cast<std::size_t>(row) * k_padded;
 
-  float amax = 0.0f;
-  for (int c = threadIdx.x; c < k; c += blockDim.x) amax = fmaxf(amax, fabsf(xr[c]));
-  amax = warp_max(amax);
-  if (threadIdx.x % warp_size == 0) partial[threadIdx.x / warp_size] = amax;
+  // max |x| over the bit patterns, as the CPU quantizer (ops/quantize.cpp) does: non-negative
+  // floats order like their bits, and a NaN sorts above +Inf.
+  unsigned bits = 0;
+  for (int c = threadIdx.x; c < k; c += blockDim.x) {
+    bits = max(bits, __float_as_uint(xr[c]) & 0x7fffffffu);
+  }
+  bits = __reduce_max_sync(0xffffffffu, bits);
+  if (threadIdx.x % warp_size == 0) partial[threadIdx.x / warp_size] = bits;
   __syncthreads();
   if (threadIdx.x < warp_size) {
-    float v = threadIdx.x < blockDim.x / warp_size ? partial[threadIdx.x] : 0.0f;
-    v = warp_max(v);
+    unsigned v = threadIdx.x < blockDim.x / warp_size ? partial[threadIdx.x] : 0u;
+    v = __reduce_max_sync(0xffffffffu, v);
     if (threadIdx.x == 0) partial[0] = v;
   }
   __syncthreads();
-  amax = partial[0];
-  // Non-finite rows: amax is inf or nan; the comparisons below keep q in range.
-  const bool usable = amax > 0.0f && amax <= FLT_MAX;
-  const float inverse = usable ? 127.0f / amax : 0.0f;
-  if (threadIdx.x == 0) scales[row] = usable ? amax / 127.0f : 0.0f;
+  const float amax = __uint_as_float(partial[0]);
+  // The CPU's rules: an all-zero (or NaN) row quantizes to zeros with scale 0; an Inf row to
+  // zeros with scale Inf (its outputs are NaN). IEEE division, as on the CPU.
+  const bool usable = amax > 0.0f;
+  const float inverse = usable ? __fdiv_rn(127.0f, amax) : 0.0f;
+  if (threadIdx.x == 0) scales[row] = usable ? __fdiv_rn(amax, 127.0f) : 0.0f;
   for (int c = threadIdx.x; c < k_padded; c += blockDim.x) {
     int v = 0;
-    if (c < k) {
-      const float scaled = xr[c] * inverse;
-      v = scaled >= 127.0f ? 127 : (scaled <= -127.0f ? -127 : __float2int_rn(scaled));
-      if (scaled != scaled) v = 0;  // nan
+    if (c < k && usable) {
+      // Round half to even (nearbyint on the CPU), clamped before the conversion.
+      const float scaled = rintf(__fmul_rn(xr[c], inverse));
+      v = scaled != scaled ? 0 : static_cast<int>(fminf(fmaxf(scaled, -127.0f), 127.0f));
     }
     qr[c] = static_cast<std::int8_t>(v);
   }
@@ -74,13 +79,13 @@ __global__ void dequantize_kernel(const std::int32_t* __restrict__ acc, int m, i
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     const int r = static_cast<int>(i / n);
     const int c = static_cast<int>(i % n);
-    float v = static_cast<float>(acc[static_cast<std::size_t>(r) * ld_acc + c]) * row_scale[r] *
-                  col_scale[c] +
-              bias[c];
+    // The CPU epilogue's formula and rounding order (activation.hpp).
+    float v = dequantize(static_cast<float>(acc[static_cast<std::size_t>(r) * ld_acc + c]),
+                         row_scale[r], col_scale[c], bias[c]);
     if (activation == static_cast<int>(Activation::relu)) {
-      v = fmaxf(v, 0.0f);
+      v = v < 0.0f ? 0.0f : v;  // std::max(v, 0.0f), as the CPU epilogue
     } else if (activation == static_cast<int>(Activation::gelu)) {
-      v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+      v = gelu(v);
     }
     y[i] = v;
   }

@@ -52,6 +52,10 @@ class GemmPlan {
   static Status create(const CublasLt& lt, GemmKind kind, int max_m, int n, int k, void* workspace,
                        std::size_t workspace_bytes, GemmPlan& out);
 
+  // Queries cuBLASLt's heuristic for every m in 1..max_m now (host-side only), so that no
+  // batch pays for the query. Called when a model loads; run() queries an m it has not seen.
+  Status prepare();
+
   // x: [m, k], w: [n, k], y: [m, n] device pointers of the plan's element types.
   Status run(const void* x, int m, const void* w, void* y, cudaStream_t stream);
 
@@ -62,10 +66,11 @@ class GemmPlan {
  private:
   struct Choice {
     bool queried = false;
-    bool found = false;
     cublasLtMatmulHeuristicResult_t result{};
   };
   void destroy() noexcept;
+  Status set_m(int m);   // rewrites the X and Y layouts' column count
+  Status choose(int m);  // the heuristic's algorithm for m, cached; an error is not cached
 
   cublasLtHandle_t handle_ = nullptr;
   GemmKind kind_ = GemmKind::int8;

@@ -62,7 +62,11 @@ class Int8Mlp {
     std::vector<GemmPlan> plans_;
   };
 
-  static constexpr std::size_t workspace_bytes = 4 << 20;
+  // cuBLASLt's workspace per lane; NVIDIA suggests 32 MiB on Hopper.
+  static constexpr std::size_t workspace_bytes = 32 << 20;
+  // Widest layer input: the INT32 accumulator holds k products of up to 127 x 127 exactly
+  // while k <= 133,143; the CPU's Int8Linear allows 65,536, and so does the GPU.
+  static constexpr int max_in_features = 65536;
 
   // Quantizes each layer's weights per output channel (scale = max|W_c| / 127) on the host,
   // pads out/in features to multiples of 4 with zeros and uploads them (synchronously).

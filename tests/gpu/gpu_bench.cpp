@@ -200,7 +200,7 @@ int main() {
   if (!check(mlp.create_scratch(scratch))) return 1;
   for (int m : {1, 64, 256, 1024}) bench_mlp_split(mlp, scratch, stream, m, rng);
 
-  for (int streams : {1, 2}) bench_executor(host_layers, streams, 256, rng);
+  for (int streams : {1, 2, 4}) bench_executor(host_layers, streams, 256, rng);
   cudaStreamDestroy(stream);
   return 0;
 }

@@ -1,11 +1,7 @@
 #pragma once
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
-
 #include "coinfer/runtime/executor.hpp"
+#include "coinfer/runtime/work_queue.hpp"
 
 namespace coinfer {
 
@@ -22,14 +18,8 @@ class CpuExecutor final : public Executor {
   int compute_threads() const noexcept { return compute_threads_; }
 
  private:
-  void run();
-
   const int compute_threads_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
-  std::thread thread_;
+  WorkQueue queue_;  // one worker: the dispatch thread
 };
 
 }  // namespace coinfer

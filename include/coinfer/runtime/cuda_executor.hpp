@@ -1,17 +1,13 @@
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 #include "coinfer/core/status.hpp"
 #include "coinfer/runtime/cuda_stream_device.hpp"
 #include "coinfer/runtime/executor.hpp"
 #include "coinfer/runtime/stream_scheduler.hpp"
+#include "coinfer/runtime/work_queue.hpp"
 
 namespace coinfer {
 
@@ -45,15 +41,10 @@ class CudaExecutor final : public Executor {
 
  private:
   CudaExecutor(CudaStreamDevice device, int streams);
-  void run();
 
   CudaStreamDevice device_;
   Scheduler scheduler_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
+  WorkQueue queue_;  // one worker per stream; declared last, so stopped first
 };
 
 }  // namespace coinfer

@@ -324,7 +324,15 @@ void DynamicBatcher::maybe_flush_locked() {
 }
 
 void DynamicBatcher::arm_timer_locked(clock::time_point wake) {
-  if (wake == clock::time_point::max() || wake >= armed_for_) return;
+  if (wake == clock::time_point::max()) {
+    // Nothing waits for a time any more: a timer left armed would only keep the caller's
+    // io_context busy (its run() would not return) until it fired for nothing.
+    if (armed_for_ == clock::time_point::max()) return;
+    armed_for_ = clock::time_point::max();
+    asio::post(strand_, [this] { timer_.cancel(); });
+    return;
+  }
+  if (wake >= armed_for_) return;
   armed_for_ = wake;
   asio::post(strand_, [this, wake] {
     timer_.expires_at(wake);

@@ -451,3 +451,25 @@ TEST_CASE("staging rows come from the executor's staging memory, taken up front 
   CHECK(model.foreign_ == 0);                                   // read in place
   CHECK(executor.resource().allocations() == at_start);  // nothing taken while serving
 }
+
+TEST_CASE("once nothing waits, no timer is left armed to hold the io_context") {
+  asio::io_context io;
+  EchoModel model;
+  CpuExecutor executor{1};
+  DynamicBatcher batcher(io.get_executor(), executor, model, policy(2, 10s));
+  auto request = [&](float value) -> asio::awaitable<Status> {
+    BatchTicket ticket;
+    const Shape shapes[] = {{1, 1}};
+    if (auto s = batcher.reserve(shapes, {}, ticket); !s) co_return s;
+    std::memcpy(ticket.input(0).data(), &value, sizeof value);
+    co_return co_await batcher.async_submit(ticket, {}, asio::use_awaitable);
+  };
+  // The first request arms the 10 s delay timer; the second fills the batch, which runs at once.
+  auto a = asio::co_spawn(io, request(1), asio::use_future);
+  auto b = asio::co_spawn(io, request(2), asio::use_future);
+  const auto started = std::chrono::steady_clock::now();
+  io.run();  // returns when both are answered and nothing else is pending
+  CHECK(std::chrono::steady_clock::now() - started < 5s);
+  CHECK(a.get().ok());
+  CHECK(b.get().ok());
+}

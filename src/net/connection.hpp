@@ -6,6 +6,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <functional>
 #include <list>
 #include <memory>
 
@@ -20,6 +21,10 @@ struct Connection {
   boost::beast::tcp_stream stream;
   bool idle = true;       // waiting for the first byte of a request: safe to close on stop
   bool stopping = false;  // finish the current request, then close
+  // Set while a session has its own way to wind down on stop (WebSocket: answer what is in
+  // flight, then close with 1001); called on the connection's executor instead of the idle
+  // cancel.
+  std::function<void()> on_stop;
   std::list<std::shared_ptr<Connection>>::iterator self;
 };
 

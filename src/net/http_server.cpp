@@ -318,9 +318,8 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     if (boost::beast::websocket::is_upgrade(req)) {
       const auto target = req.target();
       if (const auto* ws = router.websocket(target.substr(0, target.find('?')))) {
-        // The connection now speaks WebSocket until it closes; stop() closes it like an
-        // idle HTTP connection (its pending read is cancelled).
-        c.idle = true;
+        // The connection now speaks WebSocket until it closes; stop() lets it answer what is
+        // in flight and close (Connection::on_stop).
         co_await run_websocket(c, parser.release(), *ws, config);
         break;
       }
@@ -430,7 +429,11 @@ void HttpServer::stop() {
     for (auto& c : open) {
       asio::post(c->stream.get_executor(), [c] {
         c->stopping = true;
-        if (c->idle) c->stream.cancel();
+        if (c->on_stop) {
+          c->on_stop();
+        } else if (c->idle) {
+          c->stream.cancel();
+        }
       });
     }
     if (open.empty()) return;

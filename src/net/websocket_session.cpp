@@ -60,7 +60,11 @@ asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string
   co_return reply;
 }
 
-asio::awaitable<void> write_replies(Stream& ws, std::shared_ptr<SessionState> state) {
+// Writes replies as they come. On stop (Connection::stopping), once nothing is in flight it
+// sends the close (1001) itself: the reader may be parked in a read the client never
+// completes, and Beast finishes that read when the client's close frame arrives.
+asio::awaitable<void> write_replies(Stream& ws, Connection& c,
+                                    std::shared_ptr<SessionState> state) {
   bool broken = false;
   for (;;) {
     if (!state->replies.empty()) {
@@ -75,9 +79,10 @@ asio::awaitable<void> write_replies(Stream& ws, std::shared_ptr<SessionState> st
       state->reader_wake.cancel();
       continue;
     }
-    if (state->reading_done && state->in_flight == 0) break;
+    if (state->in_flight == 0 && (state->reading_done || c.stopping)) break;
     co_await wait(state->writer_wake);
   }
+  if (!state->reading_done) state->close_code = websocket::close_code::going_away;
   if (!broken && ws.is_open()) co_await ws.async_close(state->close_code, use_tuple);
   state->writer_done = true;
   state->reader_wake.cancel();
@@ -102,12 +107,20 @@ asio::awaitable<void> run_websocket(Connection& c,
 
   const auto executor = c.stream.get_executor();
   auto state = std::make_shared<SessionState>(executor);
-  asio::co_spawn(executor, write_replies(ws, state), asio::detached);
+  // stop() must not cancel the stream's I/O, which would abort a reply being written: it
+  // wakes both loops, the reader stops taking messages and the writer closes when done.
+  c.on_stop = [state] {
+    state->reader_wake.cancel();
+    state->writer_wake.cancel();
+  };
+  asio::co_spawn(executor, write_replies(ws, c, state), asio::detached);
 
   beast::flat_buffer buffer;
   bool peer_gone = false;
   for (;;) {
-    while (state->in_flight >= config.ws_max_in_flight) co_await wait(state->reader_wake);
+    while (state->in_flight >= config.ws_max_in_flight && !c.stopping) {
+      co_await wait(state->reader_wake);
+    }
     if (c.stopping) {
       state->close_code = websocket::close_code::going_away;
       break;
@@ -160,6 +173,7 @@ asio::awaitable<void> run_websocket(Connection& c,
   state->reading_done = true;
   state->writer_wake.cancel();
   while (!state->writer_done) co_await wait(state->reader_wake);
+  c.on_stop = nullptr;
 }
 
 }  // namespace coinfer::net

@@ -39,6 +39,7 @@ class WsServer {
     thread_.join();
   }
   std::uint16_t port() const { return server_->port(); }
+  void stop() { server_->stop(); }
   GatedIdentity& slow() { return *slow_; }
   std::size_t slow_queue_depth() {
     Endpoint* e = nullptr;
@@ -193,4 +194,42 @@ TEST_CASE("a websocket client that disconnects drops its queued requests before 
   }  // the client goes away without closing politely
   for (int i = 0; i < 200 && server.slow_queue_depth() > 0; ++i) std::this_thread::sleep_for(5ms);
   CHECK(server.slow_queue_depth() == 0);
+}
+
+TEST_CASE("on stop, replies still being written reach a slow reader, then the close is 1001") {
+  WsServer server;
+  WsClient client(server.port());
+  // Replies of about 200 KB each, and a client that does not read yet: the server's writes
+  // stall on the full socket buffers, one of them in progress when stop() comes.
+  const int count = 40;
+  std::string row = "0.5";
+  for (int i = 1; i < 40000; ++i) row += ",0.5";
+  for (int i = 0; i < count; ++i) {
+    client.send(R"({"model_name":"identity","id":")" + std::to_string(i) +
+                R"(","inputs":[{"name":"INPUT0","shape":[1,40000],"datatype":"FP32","data":[)" +
+                row + "]}]}");
+  }
+  std::this_thread::sleep_for(300ms);  // computed; writes blocked on the client
+  server.stop();
+  std::this_thread::sleep_for(100ms);  // stop() has reached the connection
+  std::set<std::string> ids;
+  for (int i = 0; i < count; ++i) {
+    const std::string reply = client.receive();
+    const auto at = reply.find(R"("id":")");
+    REQUIRE(at != std::string::npos);
+    ids.insert(reply.substr(at + 6, reply.find('"', at + 6) - at - 6));
+  }
+  CHECK(ids.size() == std::size_t(count));
+  CHECK(client.read_until_closed() == 1001);  // going away
+}
+
+TEST_CASE("on stop, an idle websocket connection is closed with 1001 at once") {
+  WsServer server;
+  WsClient client(server.port());
+  client.send(message("identity", "before", 1));
+  CHECK(client.receive().find(R"("id":"before")") != std::string::npos);
+  const auto started = std::chrono::steady_clock::now();
+  server.stop();
+  CHECK(client.read_until_closed() == 1001);
+  CHECK(std::chrono::steady_clock::now() - started < 2s);  // not the drain timeout
 }

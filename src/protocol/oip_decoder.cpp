@@ -447,6 +447,7 @@ struct InputFields {
   bool has_datatype = false;
   bool has_shape = false;
   bool binary = false;  // the binary tensor extension: "parameters": {"binary_data_size": n}
+  std::uint64_t binary_size = 0;
   bool has_data = false;
   od::json_type data_type = od::json_type::null;  // what "data" held; only an array is valid
 
@@ -455,6 +456,7 @@ struct InputFields {
     datatype = {};
     shape.clear();  // keeps its capacity for the next input
     has_name = has_datatype = has_shape = binary = has_data = false;
+    binary_size = 0;
   }
 };
 
@@ -466,6 +468,12 @@ struct RequestPlan {
   std::vector<Shape> shapes;              // validated shape of model input m
   std::vector<std::span<std::byte>> destinations;  // from the sink; empty for BYTES inputs
   InputFields fields;                              // of the input being read in pass 1
+  // Binary tensor data, by request index: where the input's block starts in the bytes after
+  // the JSON (kNotBinary: its data is JSON) and how long it is.
+  static constexpr std::uint64_t kNotBinary = ~std::uint64_t{0};
+  std::vector<std::uint64_t> binary_offset, binary_size;
+  std::uint64_t binary_total = 0;
+  std::vector<std::int8_t> output_binary;  // by model output: -1 not said, 0 JSON, 1 binary
 };
 
 // Allocates the request's own tensors: the destination of the overload without a sink.
@@ -497,12 +505,15 @@ class TensorSink final : public InputSink {
 // document and decodes each "data" array straight into its destination.
 class RequestDecoder {
  public:
-  RequestDecoder(const ModelMetadata& model, std::size_t body_size, RequestPlan& plan,
-                 InferRequest& out, InputSink& sink)
-      : model_(model), body_size_(body_size), plan_(plan), out_(out), sink_(sink) {}
+  RequestDecoder(const ModelMetadata& model, std::size_t body_size,
+                 std::span<const std::byte> binary, RequestPlan& plan, InferRequest& out,
+                 InputSink& sink)
+      : model_(model), body_size_(body_size), binary_(binary), plan_(plan), out_(out), sink_(sink) {}
 
   Status decode(od::document& doc) {
+    plan_.output_binary.assign(model_.outputs.size(), -1);
     if (Status status = validate(doc); !status) return status;
+    choose_binary_outputs();
     plan_.destinations.assign(model_.inputs.size(), {});
     if (Status status = sink_.allocate(plan_.shapes, out_.parameters, plan_.destinations);
         !status) {
@@ -566,6 +577,9 @@ class RequestDecoder {
     plan_.supplied_by.assign(model_.inputs.size(), -1);
     plan_.model_input.clear();
     plan_.shapes.resize(model_.inputs.size());
+    plan_.binary_offset.clear();
+    plan_.binary_size.clear();
+    plan_.binary_total = 0;
     std::size_t index = 0;
     for (auto element : array) {
       od::value v;
@@ -579,6 +593,11 @@ class RequestDecoder {
       if (plan_.supplied_by[m] < 0) {
         return Status::invalid("inputs: missing input '" + model_.inputs[m].name + "'");
       }
+    }
+    if (plan_.binary_total != binary_.size()) {
+      return Status::invalid("binary data: the request carries " + std::to_string(binary_.size()) +
+                             " bytes after its JSON, but the inputs' binary_data_size add up to " +
+                             std::to_string(plan_.binary_total));
     }
     return {};
   }
@@ -615,15 +634,22 @@ class RequestDecoder {
       }
       if (!status) return status;
     }
-    if (fields.binary) {
-      return Status::invalid(input_path(index) +
-                             ": binary tensor data is not supported; send JSON data");
-    }
     if (!fields.has_name) return Status::invalid(input_path(index, "name") + ": missing");
     if (!fields.has_datatype) return Status::invalid(input_path(index, "datatype") + ": missing");
     if (!fields.has_shape) return Status::invalid(input_path(index, "shape") + ": missing");
-    if (!fields.has_data) return Status::invalid(input_path(index, "data") + ": missing");
+    if (fields.binary && fields.has_data) {
+      return Status::invalid(input_path(index) +
+                             ": has both data and parameters.binary_data_size (one or the other)");
+    }
+    if (!fields.binary && !fields.has_data) {
+      return Status::invalid(input_path(index, "data") + ": missing");
+    }
+    const bool binary = fields.binary;
+    const std::uint64_t binary_size = fields.binary_size;
     if (Status status = validate_against_model(index, fields); !status) return status;
+    plan_.binary_offset.push_back(RequestPlan::kNotBinary);
+    plan_.binary_size.push_back(0);
+    if (binary) return place_binary(index, binary_size);
     if (fields.data_type != od::json_type::array) {
       return Status::invalid(input_path(index, "data") + ": expected an array, got " +
                              std::string(type_name(fields.data_type)));
@@ -639,11 +665,52 @@ class RequestDecoder {
     for (auto field : object) {
       std::string_view key;
       if (auto error = field.unescaped_key().get(key)) return json_error(error);
-      if (key == "binary_data_size") fields.binary = true;
       od::value v;
       if (auto error = field.value().get(v)) return json_error(error);
+      if (key == "binary_data_size") {
+        fields.binary = true;
+        if (v.get_uint64().get(fields.binary_size)) {
+          return wrong_type(input_path(index, "parameters") + ".binary_data_size",
+                            "a non-negative integer", v);
+        }
+        continue;
+      }
       if (Status status = skip_value(v); !status) return status;
     }
+    return {};
+  }
+
+  // Checks a binary input's size against its shape and gives it the next block of the bytes
+  // after the JSON.
+  Status place_binary(std::size_t index, std::uint64_t size) {
+    const std::string path = input_path(index, "parameters") + ".binary_data_size";
+    if (binary_.empty() && size > 0) {
+      return Status::invalid(path + ": binary tensor data needs the Inference-Header-Content-" +
+                             "Length header (the JSON's length), with the data after the JSON");
+    }
+    const std::size_t m = plan_.model_input.back();
+    const DType dtype = model_.inputs[m].dtype;
+    const Shape& shape = plan_.shapes[m];
+    const auto count = static_cast<std::uint64_t>(element_count(shape));
+    if (dtype == DType::Bytes) {
+      if (size < 4 * count) {
+        return Status::invalid(path + ": " + std::to_string(size) + " bytes cannot hold " +
+                               std::to_string(count) + " BYTES elements (4-byte length each)");
+      }
+    } else if (const std::uint64_t needed = count * element_size(dtype); size != needed) {
+      return Status::invalid(path + ": " + std::to_string(size) + " bytes, but shape " +
+                             to_string(shape) + " of " + std::string(to_string(dtype)) +
+                             " needs " + std::to_string(needed));
+    }
+    if (size > binary_.size() - plan_.binary_total) {
+      return Status::invalid(path + ": " + std::to_string(size) + " bytes from offset " +
+                             std::to_string(plan_.binary_total) + " run past the " +
+                             std::to_string(binary_.size()) +
+                             " bytes the request carries after its JSON");
+    }
+    plan_.binary_offset.back() = plan_.binary_total;
+    plan_.binary_size.back() = size;
+    plan_.binary_total += size;
     return {};
   }
 
@@ -705,8 +772,8 @@ class RequestDecoder {
                                " has more than " + std::to_string(kMaxElements) + " elements");
       }
     }
-    // Each element takes at least one byte plus a separator.
-    if (count > 0 && static_cast<std::uint64_t>(count) > body_size_ / 2 + 1) {
+    // Each element takes at least one byte plus a separator (binary data is checked exactly).
+    if (!fields.binary && count > 0 && static_cast<std::uint64_t>(count) > body_size_ / 2 + 1) {
       return Status::invalid(input_path(index, "data") + ": shape " + to_string(shape) + " needs " +
                              std::to_string(count) + " elements, more than the request body holds");
     }
@@ -726,12 +793,17 @@ class RequestDecoder {
       if (v.get_object().get(object)) return wrong_type(path, "an object", v);
       std::string_view name;
       bool has_name = false;
+      std::int8_t binary = -1;
       for (auto field : object) {
         std::string_view key;
         if (auto error = field.unescaped_key().get(key)) return json_error(error);
         od::value v;
         if (auto error = field.value().get(v)) return json_error(error);
-        if (key != "name") {  // "parameters" (e.g. binary_data): JSON is always sent
+        if (key == "parameters") {
+          if (Status status = decode_output_parameters(v, path, binary); !status) return status;
+          continue;
+        }
+        if (key != "name") {
           if (Status status = skip_value(v); !status) return status;
           continue;
         }
@@ -751,9 +823,48 @@ class RequestDecoder {
         }
       }
       out_.requested_outputs.push_back(m);
+      plan_.output_binary[m] = binary;
       ++index;
     }
     return {};
+  }
+
+  // An output's "parameters": "binary_data" (a boolean) is read; other keys are skipped.
+  Status decode_output_parameters(od::value& value, const std::string& path, std::int8_t& binary) {
+    od::object object;
+    if (value.get_object().get(object)) return wrong_type(path + ".parameters", "an object", value);
+    for (auto field : object) {
+      std::string_view key;
+      if (auto error = field.unescaped_key().get(key)) return json_error(error);
+      od::value v;
+      if (auto error = field.value().get(v)) return json_error(error);
+      if (key == "binary_data") {
+        bool b = false;
+        if (v.get_bool().get(b)) {
+          return wrong_type(path + ".parameters.binary_data", "a boolean", v);
+        }
+        binary = b ? 1 : 0;
+        continue;
+      }
+      if (Status status = skip_value(v); !status) return status;
+    }
+    return {};
+  }
+
+  // Each output is sent as binary data when its own "binary_data" says so, else when the
+  // request's "binary_data_output" does.
+  void choose_binary_outputs() {
+    bool all = false;
+    for (const auto& [key, value] : out_.parameters) {
+      if (key == "binary_data_output" && std::holds_alternative<bool>(value)) {
+        all = std::get<bool>(value);
+      }
+    }
+    out_.binary_outputs.resize(model_.outputs.size());
+    for (std::size_t m = 0; m < model_.outputs.size(); ++m) {
+      const std::int8_t own = plan_.output_binary[m];
+      out_.binary_outputs[m] = own >= 0 ? static_cast<std::uint8_t>(own) : all;
+    }
   }
 
   // ---- pass 2 ----
@@ -772,9 +883,15 @@ class RequestDecoder {
       if (auto error = field.value().get_array().get(inputs)) return json_error(error);
       std::size_t index = 0;
       for (auto element : inputs) {
-        od::object object;
-        if (auto error = element.get_object().get(object)) return json_error(error);
-        if (Status status = decode_input_data(object, index); !status) return status;
+        Status status;
+        if (plan_.binary_offset[index] != RequestPlan::kNotBinary) {
+          status = copy_binary(index);  // the element is skipped unread
+        } else {
+          od::object object;
+          if (auto error = element.get_object().get(object)) return json_error(error);
+          status = decode_input_data(object, index);
+        }
+        if (!status) return status;
         ++index;
       }
       return {};
@@ -807,8 +924,60 @@ class RequestDecoder {
     return json_error(simdjson::NO_SUCH_FIELD);  // unreachable after pass 1
   }
 
+  // A binary input's block into its destination: raw elements (BOOL checked to be 0 or 1),
+  // or BYTES elements each after a 4-byte little-endian length.
+  Status copy_binary(std::size_t index) {
+    const std::size_t m = plan_.model_input[index];
+    const DType dtype = model_.inputs[m].dtype;
+    const Shape& shape = plan_.shapes[m];
+    const std::span<const std::byte> block =
+        binary_.subspan(plan_.binary_offset[index], plan_.binary_size[index]);
+    const std::string path = input_path(index);
+    if (dtype == DType::Bytes) {
+      out_.inputs[m].resize(DType::Bytes, shape);
+      std::size_t at = 0;
+      std::size_t k = 0;
+      for (std::string& element : out_.inputs[m].strings()) {
+        std::uint32_t length = 0;
+        if (block.size() - at < 4) {
+          return Status::invalid(path + ": binary BYTES element " + std::to_string(k) +
+                                 ": no room for its 4-byte length");
+        }
+        std::memcpy(&length, block.data() + at, 4);  // little-endian, as x86 and Arm hosts
+        at += 4;
+        if (length > block.size() - at) {
+          return Status::invalid(path + ": binary BYTES element " + std::to_string(k) +
+                                 ": length " + std::to_string(length) + " runs past the input's " +
+                                 std::to_string(block.size()) + " bytes");
+        }
+        element.assign(reinterpret_cast<const char*>(block.data() + at), length);
+        at += length;
+        ++k;
+      }
+      if (at != block.size()) {
+        return Status::invalid(path + ": " + std::to_string(block.size() - at) +
+                               " bytes left after its last BYTES element");
+      }
+      return {};
+    }
+    const std::span<std::byte> destination = plan_.destinations[m];
+    assert(destination.size() == block.size() && "InputSink: wrong size");
+    if (dtype == DType::Bool) {
+      for (std::size_t k = 0; k < block.size(); ++k) {
+        if (std::to_integer<unsigned>(block[k]) > 1) {
+          return Status::invalid(path + ": binary BOOL element " + std::to_string(k) + " is " +
+                                 std::to_string(std::to_integer<unsigned>(block[k])) +
+                                 ", expected 0 or 1");
+        }
+      }
+    }
+    if (!block.empty()) std::memcpy(destination.data(), block.data(), block.size());
+    return {};
+  }
+
   const ModelMetadata& model_;
   std::size_t body_size_;
+  std::span<const std::byte> binary_;
   RequestPlan& plan_;
   InferRequest& out_;
   InputSink& sink_;
@@ -825,11 +994,12 @@ struct OipDecoder::Parser {
   RequestPlan plan;
 
   Status decode(std::string_view body, std::size_t body_capacity, const ModelMetadata& model,
-                InferRequest& out, InputSink& sink) {
+                InferRequest& out, InputSink& sink, std::span<const std::byte> binary) {
     out.id.clear();
     out.parameters.clear();
     out.inputs.resize(model.inputs.size());
     out.requested_outputs.clear();
+    out.binary_outputs.clear();
 
     const char* data = body.data();
     if (body_capacity < body.size() + kJsonPadding) {
@@ -842,7 +1012,7 @@ struct OipDecoder::Parser {
     if (auto error = json.iterate(data, body.size(), body_capacity).get(doc)) {
       return json_error(error);
     }
-    RequestDecoder decoder(model, body.size(), plan, out, sink);
+    RequestDecoder decoder(model, body.size(), binary, plan, out, sink);
     return decoder.decode(doc);
   }
 };
@@ -853,18 +1023,20 @@ OipDecoder::OipDecoder(OipDecoder&&) noexcept = default;
 OipDecoder& OipDecoder::operator=(OipDecoder&&) noexcept = default;
 
 Status OipDecoder::decode_infer(std::string_view body, std::size_t body_capacity,
-                                const ModelMetadata& model, InferRequest& out) {
+                                const ModelMetadata& model, InferRequest& out,
+                                std::span<const std::byte> binary) {
   TensorSink sink(model, out.inputs);
-  return parser_->decode(body, body_capacity, model, out, sink);
+  return parser_->decode(body, body_capacity, model, out, sink, binary);
 }
 
 Status OipDecoder::decode_infer(std::string_view body, std::size_t body_capacity,
-                                const ModelMetadata& model, InferRequest& out, InputSink& sink) {
+                                const ModelMetadata& model, InferRequest& out, InputSink& sink,
+                                std::span<const std::byte> binary) {
   out.inputs.resize(model.inputs.size());
   for (std::size_t m = 0; m < model.inputs.size(); ++m) {
     if (model.inputs[m].dtype != DType::Bytes) out.inputs[m] = Tensor{};
   }
-  return parser_->decode(body, body_capacity, model, out, sink);
+  return parser_->decode(body, body_capacity, model, out, sink, binary);
 }
 
 }  // namespace coinfer

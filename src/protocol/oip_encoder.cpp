@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cstdint>
+#include <cstring>
 
 #include "coinfer/core/half.hpp"
 #include "coinfer/core/json_writer.hpp"
@@ -155,13 +156,42 @@ void append_parameters(const Parameters& parameters, std::string& out) {
   out += '}';
 }
 
-void append_output(const TensorSpec& spec, const Tensor& t, std::string& out) {
+// The binary tensor data of an output: its raw elements, or for BYTES a 4-byte little-endian
+// length before each element.
+std::size_t binary_size(const Tensor& t) {
+  if (t.dtype() != DType::Bytes) return t.bytes().size();
+  std::size_t size = 0;
+  for (const std::string& s : t.strings()) size += 4 + s.size();
+  return size;
+}
+
+void append_binary(const Tensor& t, std::string& out) {
+  if (t.dtype() != DType::Bytes) {
+    out.append(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
+    return;
+  }
+  for (const std::string& s : t.strings()) {
+    const auto length = static_cast<std::uint32_t>(s.size());
+    char prefix[4];
+    std::memcpy(prefix, &length, 4);  // little-endian, as x86 and Arm hosts
+    out.append(prefix, 4);
+    out += s;
+  }
+}
+
+void append_output(const TensorSpec& spec, const Tensor& t, bool binary, std::string& out) {
   out += "{\"name\":";
   json_append_string(out, spec.name);
   out += ",\"datatype\":\"";
   out += to_string(t.dtype());
   out += "\",\"shape\":";
   append_shape(t.shape(), out);
+  if (binary) {
+    out += ",\"parameters\":{\"binary_data_size\":";
+    json_append_number(out, binary_size(t));
+    out += "}}";
+    return;
+  }
   out += ",\"data\":";
   append_data(t, out);
   out += '}';
@@ -184,8 +214,10 @@ void append_tensor_specs(std::span<const TensorSpec> specs, std::string& out) {
 
 }  // namespace
 
-void encode_infer_response(const InferResponse& r, std::span<const TensorSpec> output_specs,
-                           std::span<const std::size_t> selected, std::string& out) {
+std::size_t encode_infer_response(const InferResponse& r, std::span<const TensorSpec> output_specs,
+                                  std::span<const std::size_t> selected, std::string& out,
+                                  std::span<const std::uint8_t> binary_outputs) {
+  const std::size_t start = out.size();
   out += "{\"model_name\":";
   json_append_string(out, r.model_name);
   out += ",\"model_version\":";
@@ -200,13 +232,22 @@ void encode_infer_response(const InferResponse& r, std::span<const TensorSpec> o
   }
   out += ",\"outputs\":[";
   const std::size_t count = selected.empty() ? output_specs.size() : selected.size();
+  auto index_of = [&](std::size_t k) { return selected.empty() ? k : selected[k]; };
+  auto is_binary = [&](std::size_t index) {
+    return index < binary_outputs.size() && binary_outputs[index] != 0;
+  };
   for (std::size_t k = 0; k < count; ++k) {
-    const std::size_t index = selected.empty() ? k : selected[k];
+    const std::size_t index = index_of(k);
     assert(index < output_specs.size() && index < r.outputs.size());
     if (k) out += ',';
-    append_output(output_specs[index], r.outputs[index], out);
+    append_output(output_specs[index], r.outputs[index], is_binary(index), out);
   }
   out += "]}";
+  const std::size_t json_bytes = out.size() - start;
+  for (std::size_t k = 0; k < count; ++k) {
+    if (is_binary(index_of(k))) append_binary(r.outputs[index_of(k)], out);
+  }
+  return json_bytes;
 }
 
 void encode_model_metadata(const ModelMetadata& m, std::string& out) {

@@ -3,7 +3,9 @@
 #include <simdjson.h>
 
 #include <boost/asio/use_awaitable.hpp>
+#include <charconv>
 #include <chrono>
+#include <span>
 
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
@@ -17,22 +19,23 @@ using net::HttpRequest;
 using net::HttpResponse;
 using net::Method;
 
-constexpr std::string_view kExtensions[] = {"model_repository"};
+constexpr std::string_view kExtensions[] = {"model_repository", "binary_tensor_data"};
 
 void fail(HttpResponse& res, const Status& status) {
   res.error(http_status(status.code()), status.message());
   if (status.code() == Errc::unavailable) res.headers.emplace_back("Retry-After", "1");
 }
 
-// The media type of Content-Type must be application/json; an absent header is accepted.
-bool is_json(std::string_view content_type) {
+// The media type of Content-Type, lower case, without parameters or blanks.
+std::string media_type(std::string_view content_type) {
   const auto media = content_type.substr(0, content_type.find(';'));
   std::string lowered;
   for (char ch : media) {
     if (ch != ' ' && ch != '\t') lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
-  return lowered.empty() || lowered == "application/json";
+  return lowered;
 }
+
 
 Endpoint* find_model(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   Endpoint* entry = nullptr;
@@ -60,7 +63,8 @@ void model_ready(const ModelRepository& repo, const HttpRequest& req, HttpRespon
 // Decodes an infer request straight into the endpoint's batch, awaits the batch and encodes
 // the answer into `out`. Shared by the HTTP route and the WebSocket endpoint.
 asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body,
-                                  std::size_t capacity, std::string& out) {
+                                  std::size_t capacity, std::span<const std::byte> binary,
+                                  bool binary_outputs, std::string& out, std::size_t& json_bytes) {
   // simdjson's parser keeps its buffers between documents; one per I/O thread, used only
   // between two suspension points, so no request ever shares it with another.
   thread_local OipDecoder decoder;
@@ -76,7 +80,7 @@ asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body,
   } else {
     // Elements go from the body straight into the request's rows of a staging buffer.
     // If decoding fails after the rows were reserved, the ticket gives them back.
-    status = decoder.decode_infer(body, capacity, meta, request, sink);
+    status = decoder.decode_infer(body, capacity, meta, request, sink, binary);
   }
   if (status.ok()) {
     status = co_await endpoint.batcher().async_submit(ticket, sink.options(), asio::use_awaitable);
@@ -90,7 +94,10 @@ asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body,
   response.model_version = meta.version;
   response.id = std::move(request.id);
   response.outputs = std::move(ticket.outputs());
-  encode_infer_response(response, meta.outputs, request.requested_outputs, out);
+  json_bytes = encode_infer_response(
+      response, meta.outputs, request.requested_outputs, out,
+      binary_outputs ? std::span<const std::uint8_t>(request.binary_outputs)
+                     : std::span<const std::uint8_t>());
   metrics.request_success.add();
   metrics.request_duration_us.observe(
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
@@ -98,21 +105,46 @@ asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body,
   co_return status;
 }
 
+// Binary tensor data extension: with Inference-Header-Content-Length the body is that many
+// bytes of JSON, then the inputs' binary data; outputs asked for as binary follow the
+// response's JSON the same way.
 asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
                             HttpResponse& res) {
-  if (!is_json(req.header("Content-Type"))) {
-    res.error(415, "Content-Type must be application/json, got '" +
-                       std::string(req.header("Content-Type")) + "'");
-    co_return;
+  std::string_view json = req.body;
+  std::span<const std::byte> binary;
+  const std::string_view header_length = req.header("Inference-Header-Content-Length");
+  if (!header_length.empty()) {
+    std::size_t length = 0;
+    const char* last = header_length.data() + header_length.size();
+    auto [end, ec] = std::from_chars(header_length.data(), last, length);
+    if (ec != std::errc() || end != last || length > req.body.size()) {
+      res.error(400, "Inference-Header-Content-Length: '" + std::string(header_length) +
+                         "' is not a length within the body's " +
+                         std::to_string(req.body.size()) + " bytes");
+      co_return;
+    }
+    json = req.body.substr(0, length);
+    binary = std::as_bytes(std::span(req.body.data() + length, req.body.size() - length));
   }
-  if (!req.header("Inference-Header-Content-Length").empty()) {
-    res.error(400, "binary tensor data extension is not supported; send JSON data");
+  const std::string media = media_type(req.header("Content-Type"));
+  if (!(media.empty() || media == "application/json" ||
+        (!header_length.empty() && media == "application/octet-stream"))) {
+    res.error(415, "Content-Type must be application/json (or application/octet-stream with "
+                   "Inference-Header-Content-Length), got '" +
+                       std::string(req.header("Content-Type")) + "'");
     co_return;
   }
   Endpoint* endpoint = find_model(repo, req, res);
   if (!endpoint) co_return;
-  const Status status = co_await run_infer(*endpoint, req.body, req.body_capacity, res.body);
-  if (!status.ok()) fail(res, status);
+  std::size_t json_bytes = 0;
+  const Status status = co_await run_infer(*endpoint, json, req.body_capacity, binary,
+                                           /*binary_outputs=*/true, res.body, json_bytes);
+  if (!status.ok()) {
+    fail(res, status);
+  } else if (res.body.size() > json_bytes) {
+    res.content_type = "application/octet-stream";
+    res.headers.emplace_back("Inference-Header-Content-Length", std::to_string(json_bytes));
+  }
 }
 
 // A WebSocket message is an infer request naming its model:
@@ -155,7 +187,13 @@ asio::awaitable<void> infer_message(const ModelRepository& repo, std::string_vie
   }
   Endpoint* endpoint = nullptr;
   if (status.ok()) status = repo.find(model_copy, version_copy, endpoint);
-  if (status.ok()) status = co_await run_infer(*endpoint, message, capacity, reply);
+  // Text messages carry JSON only: binary inputs are refused by the decoder (no bytes after
+  // the JSON), and outputs asked for as binary come as JSON.
+  std::size_t json_bytes = 0;
+  if (status.ok()) {
+    status = co_await run_infer(*endpoint, message, capacity, {}, /*binary_outputs=*/false, reply,
+                                json_bytes);
+  }
   if (!status.ok()) {
     reply.clear();
     reply += "{\"id\":";

@@ -25,6 +25,7 @@ def check_metadata(client):
     server = client.get_server_metadata()
     assert server["name"] == "coinfer", server
     assert "model_repository" in server["extensions"], server
+    assert "binary_tensor_data" in server["extensions"], server
     model = client.get_model_metadata("identity")
     assert model["name"] == "identity" and model["versions"] == ["1"], model
     assert model["inputs"] == [{"name": "INPUT0", "datatype": "FP32", "shape": [-1, -1]}], model
@@ -49,6 +50,53 @@ def check_infer(client):
     assert [o["name"] for o in only_sum.get_response()["outputs"]] == ["OUTPUT1"]
 
 
+def check_binary(client):
+    """tritonclient's defaults: binary tensor data for inputs and for outputs."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 5)).astype(np.float32)
+    inp = httpclient.InferInput("INPUT0", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)  # binary_data=True
+    # No outputs named: the client asks for every output as binary ("binary_data_output").
+    result = client.infer("identity", [inp])
+    for output in result.get_response()["outputs"]:
+        assert "data" not in output and output["parameters"]["binary_data_size"] > 0, output
+    np.testing.assert_array_equal(result.as_numpy("OUTPUT0"), x)
+    np.testing.assert_allclose(result.as_numpy("OUTPUT1"), x.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+    # One output binary, one JSON, in the order asked for.
+    outputs = [httpclient.InferRequestedOutput("OUTPUT1", binary_data=True),
+               httpclient.InferRequestedOutput("OUTPUT0", binary_data=False)]
+    mixed = client.infer("identity", [inp], outputs=outputs)
+    names = [o["name"] for o in mixed.get_response()["outputs"]]
+    assert names == ["OUTPUT1", "OUTPUT0"], names
+    np.testing.assert_array_equal(mixed.as_numpy("OUTPUT0"), x)
+    np.testing.assert_allclose(mixed.as_numpy("OUTPUT1"), x.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+    # The digits classifier: a binary FP32 input, a binary INT64 label back, batched with others.
+    digits = rng.uniform(0, 16, (4, 64)).astype(np.float32)
+    d = httpclient.InferInput("INPUT0", list(digits.shape), "FP32")
+    d.set_data_from_numpy(digits)
+    labels = client.infer("digits", [d], outputs=[httpclient.InferRequestedOutput("label")])
+    as_json = httpclient.InferInput("INPUT0", list(digits.shape), "FP32")
+    as_json.set_data_from_numpy(digits, binary_data=False)
+    expected = client.infer("digits", [as_json],
+                            outputs=[httpclient.InferRequestedOutput("label", binary_data=False)])
+    assert labels.as_numpy("label").dtype == np.int64
+    np.testing.assert_array_equal(labels.as_numpy("label"), expected.as_numpy("label"))
+
+    # A binary input whose size does not match its shape is refused, naming the input.
+    short = httpclient.InferInput("INPUT0", [1, 4], "FP32")
+    short.set_data_from_numpy(np.ones((1, 4), np.float32))
+    short._raw_data = short._raw_data[:12]
+    short._parameters["binary_data_size"] = 12
+    try:
+        client.infer("identity", [short])
+    except InferenceServerException as e:
+        assert "binary_data_size: 12 bytes" in e.message() and "needs 16" in e.message(), e.message()
+    else:
+        raise AssertionError("a short binary input was accepted")
+
+
 def check_errors(client):
     inp = httpclient.InferInput("INPUT0", [1, 2], "FP32")
     inp.set_data_from_numpy(np.ones((1, 2), np.float32), binary_data=False)
@@ -71,7 +119,7 @@ def check_errors(client):
 
 def main():
     proc, address = start_server(sys.argv[1], sys.argv[2])
-    checks = [check_health, check_metadata, check_infer, check_errors]
+    checks = [check_health, check_metadata, check_infer, check_binary, check_errors]
     passed = failed = 0
     try:
         client = httpclient.InferenceServerClient(url=address)

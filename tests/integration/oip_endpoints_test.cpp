@@ -23,7 +23,8 @@ TEST_CASE("server metadata names the server, its version and extensions") {
   CHECK(reply.status == 200);
   CHECK(reply.body.find(R"("name":"coinfer")") != std::string::npos);
   CHECK(reply.body.find(R"("version":)") != std::string::npos);
-  CHECK(reply.body.find(R"("extensions":["model_repository"])") != std::string::npos);
+  CHECK(reply.body.find(R"("extensions":["model_repository","binary_tensor_data"])") !=
+        std::string::npos);
 }
 
 TEST_CASE("model metadata is served with and without a version") {
@@ -122,4 +123,41 @@ TEST_CASE("the repository index lists every model with version and state") {
   CHECK(all.body == R"([{"name":"identity","version":"1","state":"READY"}])");
   CHECK(client.post("/v2/repository/index", R"({"ready":true})").body == all.body);
   CHECK(client.post("/v2/repository/index", R"({"ready":7})").status == 400);
+}
+
+TEST_CASE("binary tensor data: input after the JSON, output after the response's JSON") {
+  TestServer server;
+  Client client(server.port());
+  const std::string json =
+      R"({"inputs":[{"name":"INPUT0","shape":[1,3],"datatype":"FP32",)"
+      R"("parameters":{"binary_data_size":12}}],)"
+      R"("outputs":[{"name":"OUTPUT0","parameters":{"binary_data":true}},{"name":"OUTPUT1"}]})";
+  const float x[] = {1.5f, -2.0f, 4.0f};
+  http::request<http::string_body> req{http::verb::post, "/v2/models/identity/infer", 11};
+  req.set(http::field::content_type, "application/octet-stream");
+  req.set("Inference-Header-Content-Length", std::to_string(json.size()));
+  req.body() = json + std::string(reinterpret_cast<const char*>(x), sizeof x);
+  const Reply reply = client.exchange(req);
+  REQUIRE(reply.status == 200);
+  CHECK(reply.headers[http::field::content_type] == "application/octet-stream");
+  const std::string length(reply.headers["Inference-Header-Content-Length"]);
+  REQUIRE(!length.empty());
+  const std::size_t json_bytes = std::stoul(length);
+  REQUIRE(json_bytes + sizeof x == reply.body.size());
+  const std::string head = reply.body.substr(0, json_bytes);
+  CHECK(head.find(R"("name":"OUTPUT0","datatype":"FP32","shape":[1,3],)"
+                  R"("parameters":{"binary_data_size":12}})") != std::string::npos);
+  CHECK(head.find(R"("name":"OUTPUT1","datatype":"FP32","shape":[1],"data":[3.5])") !=
+        std::string::npos);
+  CHECK(std::memcmp(reply.body.data() + json_bytes, x, sizeof x) == 0);
+
+  // A header that does not fit the body is a 400 naming it; the connection serves on.
+  req.set("Inference-Header-Content-Length", "9999");
+  const Reply bad = client.exchange(req);
+  CHECK(bad.status == 400);
+  CHECK(bad.body.find("Inference-Header-Content-Length: '9999' is not a length within the body") !=
+        std::string::npos);
+  // Without the header, a binary_data_size input is refused with the reason.
+  CHECK(client.post("/v2/models/identity/infer", json).body.find("needs the Inference-Header") !=
+        std::string::npos);
 }

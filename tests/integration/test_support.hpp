@@ -153,6 +153,13 @@ class Client {
     req.prepare_payload();
     http::write(socket_, req);
   }
+  // A request with headers of the caller's choosing (Content-Length is set here).
+  Reply exchange(http::request<http::string_body> req) {
+    req.set(http::field::host, "127.0.0.1");
+    req.prepare_payload();
+    http::write(socket_, req);
+    return receive();
+  }
   Reply receive() {
     http::response<http::string_body> res;
     http::read(socket_, buffer_, res);

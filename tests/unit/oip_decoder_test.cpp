@@ -6,7 +6,9 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -643,10 +645,136 @@ TEST_CASE("data nested deeper than 64 levels is rejected") {
         "inputs[0].data: nested deeper than 64 levels");
 }
 
-TEST_CASE("the binary tensor extension is rejected with a hint to send JSON") {
-  const Decoded d = decode(identity_model(), R"({"inputs":[{"name":"INPUT0","shape":[1,4],
-      "datatype":"FP32","parameters":{"binary_data_size":16}}]})");
-  CHECK(d.status.message() == "inputs[0]: binary tensor data is not supported; send JSON data");
+// ---- binary tensor data extension ------------------------------------------------------------
+
+namespace {
+
+// A binary request: `json`, then `binary` right after it in one buffer (as the HTTP body holds
+// them), with padding after the whole body.
+Decoded decode_binary(const ModelMetadata& model, std::string_view json, std::string_view binary,
+                      InputSink* sink = nullptr) {
+  std::string body;
+  body.reserve(json.size() + binary.size() + kJsonPadding);
+  body.assign(json);
+  body.append(binary);
+  const auto bytes = std::as_bytes(std::span(body.data() + json.size(), binary.size()));
+  OipDecoder decoder;
+  Decoded result;
+  const std::string_view head(body.data(), json.size());
+  result.status = sink ? decoder.decode_infer(head, body.capacity(), model, result.request, *sink,
+                                              bytes)
+                       : decoder.decode_infer(head, body.capacity(), model, result.request, bytes);
+  return result;
+}
+
+template <class T>
+std::string raw(std::initializer_list<T> values) {
+  std::string out(values.size() * sizeof(T), '\0');
+  std::memcpy(out.data(), std::data(values), out.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("binary inputs take their elements from the bytes after the JSON, in input order") {
+  // B (INT32) is listed first, so its block comes first; A is JSON.
+  const std::string json = R"({"inputs":[
+      {"name":"B","shape":[2,1],"datatype":"INT32","parameters":{"binary_data_size":8}},
+      {"name":"A","shape":[2,2],"datatype":"FP32","data":[1,2,3,4]}]})";
+  const Decoded d = decode_binary(two_input_model(), json, raw<std::int32_t>({7, -9}));
+  REQUIRE_MESSAGE(d.status.ok(), d.status.message());
+  CHECK(std::vector<std::int32_t>(d.request.inputs[1].values<std::int32_t>().begin(),
+                                  d.request.inputs[1].values<std::int32_t>().end()) ==
+        std::vector<std::int32_t>{7, -9});
+  CHECK(d.request.inputs[0].values<float>()[3] == 4.0f);
+
+  const std::string both = R"({"inputs":[
+      {"name":"A","shape":[1,2],"datatype":"FP32","parameters":{"binary_data_size":8}},
+      {"name":"B","shape":[1,1],"datatype":"INT32","parameters":{"binary_data_size":4}}]})";
+  const ModelMetadata pair = two_input_model();
+  RecordingSink sink(pair);
+  const Decoded s = decode_binary(pair, both, raw<float>({1.5f, -2.0f}) + raw<std::int32_t>({3}), &sink);
+  REQUIRE_MESSAGE(s.status.ok(), s.status.message());
+  REQUIRE(sink.calls == 1);
+  float a[2];
+  std::memcpy(a, sink.buffers[0].data(), sizeof a);
+  CHECK(a[0] == 1.5f);
+  CHECK(a[1] == -2.0f);
+  std::int32_t b;
+  std::memcpy(&b, sink.buffers[1].data(), sizeof b);
+  CHECK(b == 3);
+}
+
+TEST_CASE("binary BYTES and BOOL inputs are decoded and checked") {
+  const std::string strings = std::string("\x02\0\0\0hi", 6) + std::string("\0\0\0\0", 4) +
+                              std::string("\x03\0\0\0abc", 7);
+  const Decoded d = decode_binary(identity_model(DType::Bytes, {-1}),
+                                  R"({"inputs":[{"name":"INPUT0","shape":[3],"datatype":"BYTES",
+                                      "parameters":{"binary_data_size":17}}]})",
+                                  strings);
+  REQUIRE_MESSAGE(d.status.ok(), d.status.message());
+  CHECK(d.request.inputs[0].strings() == std::vector<std::string>{"hi", "", "abc"});
+
+  const Decoded overrun = decode_binary(
+      identity_model(DType::Bytes, {-1}),
+      R"({"inputs":[{"name":"INPUT0","shape":[1],"datatype":"BYTES","parameters":{"binary_data_size":6}}]})",
+      std::string("\x09\0\0\0hi", 6));
+  CHECK(overrun.status.message() ==
+        "inputs[0]: binary BYTES element 0: length 9 runs past the input's 6 bytes");
+
+  const Decoded flags = decode_binary(
+      identity_model(DType::Bool, {-1, 2}),
+      R"({"inputs":[{"name":"INPUT0","shape":[1,2],"datatype":"BOOL","parameters":{"binary_data_size":2}}]})",
+      std::string("\x01\x02", 2));
+  CHECK(flags.status.message() == "inputs[0]: binary BOOL element 1 is 2, expected 0 or 1");
+}
+
+TEST_CASE("binary sizes that do not fit the shape or the body are rejected by field") {
+  const ModelMetadata model = identity_model();
+  auto input = [](std::string_view size) {
+    return R"({"inputs":[{"name":"INPUT0","shape":[1,4],"datatype":"FP32","parameters":{"binary_data_size":)" +
+           std::string(size) + "}}]}";
+  };
+  CHECK(decode_binary(model, input("12"), std::string(12, '\0')).status.message() ==
+        "inputs[0].parameters.binary_data_size: 12 bytes, but shape [1, 4] of FP32 needs 16");
+  CHECK(decode_binary(model, input("16"), std::string(8, '\0')).status.message() ==
+        "inputs[0].parameters.binary_data_size: 16 bytes from offset 0 run past the 8 bytes the "
+        "request carries after its JSON");
+  CHECK(decode_binary(model, input("16"), std::string(20, '\0')).status.message() ==
+        "binary data: the request carries 20 bytes after its JSON, but the inputs' "
+        "binary_data_size add up to 16");
+  CHECK(decode_binary(model, input("-1"), std::string(16, '\0')).status.message() ==
+        "inputs[0].parameters.binary_data_size: expected a non-negative integer, got number");
+  CHECK(decode(model, input("16")).status.message() ==
+        "inputs[0].parameters.binary_data_size: binary tensor data needs the Inference-Header-"
+        "Content-Length header (the JSON's length), with the data after the JSON");
+  CHECK(decode_binary(model, R"({"inputs":[{"name":"INPUT0","shape":[1,4],"datatype":"FP32",
+        "data":[1,2,3,4],"parameters":{"binary_data_size":16}}]})", std::string(16, '\0'))
+            .status.message() ==
+        "inputs[0]: has both data and parameters.binary_data_size (one or the other)");
+  CHECK(decode_binary(model, one_input("FP32", "[1, 4]", "[1, 2, 3, 4]"), std::string(4, '\0'))
+            .status.message() ==
+        "binary data: the request carries 4 bytes after its JSON, but the inputs' "
+        "binary_data_size add up to 0");
+}
+
+TEST_CASE("outputs are asked for as binary per output or for all by binary_data_output") {
+  const std::string data = R"("inputs":[{"name":"A","shape":[1,2],"datatype":"FP32","data":[1,2]},
+      {"name":"B","shape":[1,1],"datatype":"INT32","data":[3]}])";
+  Decoded d = decode(two_input_model(), "{" + data + R"(,"parameters":{"binary_data_output":true},
+      "outputs":[{"name":"PRODUCT","parameters":{"binary_data":false}},{"name":"SUM"}]})");
+  REQUIRE_MESSAGE(d.status.ok(), d.status.message());
+  CHECK(d.request.binary_outputs == std::vector<std::uint8_t>{1, 0});  // SUM, PRODUCT
+  d = decode(two_input_model(),
+             "{" + data + R"(,"outputs":[{"name":"PRODUCT","parameters":{"binary_data":true}}]})");
+  REQUIRE(d.status.ok());
+  CHECK(d.request.binary_outputs == std::vector<std::uint8_t>{0, 1});
+  d = decode(two_input_model(), "{" + data + "}");
+  REQUIRE(d.status.ok());
+  CHECK(d.request.binary_outputs == std::vector<std::uint8_t>{0, 0});
+  d = decode(two_input_model(),
+             "{" + data + R"(,"outputs":[{"name":"SUM","parameters":{"binary_data":1}}]})");
+  CHECK(d.status.message() == "outputs[0].parameters.binary_data: expected a boolean, got number");
 }
 
 TEST_CASE("every truncation or corruption of a valid body is rejected without crashing") {

@@ -308,3 +308,35 @@ TEST_CASE("server metadata lists name, version and extensions") {
   encode_server_metadata("coinfer", "0.1.0", {}, out);
   CHECK(out == R"({"name":"coinfer","version":"0.1.0","extensions":[]})");
 }
+
+TEST_CASE("binary outputs carry binary_data_size and follow the JSON in output order") {
+  InferResponse r = response_for("m", "1");
+  r.outputs.push_back(make_tensor<float>({1, 2}, {1.5f, -2.0f}));
+  r.outputs.push_back(make_tensor<std::int64_t>({1}, {7}));
+  Tensor strings(DType::Bytes, {2});
+  strings.strings()[0] = std::string("ab");
+  strings.strings()[1] = std::string();
+  r.outputs.push_back(std::move(strings));
+  const TensorSpec specs[] = {{"P", DType::FP32, {-1, 2}},
+                              {"L", DType::Int64, {-1}},
+                              {"S", DType::Bytes, {-1}}};
+  const std::size_t selected[] = {2, 1, 0};  // S, L, P
+  const std::uint8_t binary[] = {1, 0, 1};   // by model output: P and S binary
+  std::string out = "prefix";                // appended to, as the HTTP body is
+  const std::size_t json_bytes = encode_infer_response(r, specs, selected, out, binary);
+  const std::string_view json = std::string_view(out).substr(6, json_bytes);
+  CHECK(json ==
+        R"({"model_name":"m","model_version":"1","outputs":[)"
+        R"({"name":"S","datatype":"BYTES","shape":[2],"parameters":{"binary_data_size":10}},)"
+        R"({"name":"L","datatype":"INT64","shape":[1],"data":[7]},)"
+        R"({"name":"P","datatype":"FP32","shape":[1,2],"parameters":{"binary_data_size":8}}]})");
+  std::string expected_tail("\x02\0\0\0ab\0\0\0\0", 10);  // S first, in the order sent
+  const float p[] = {1.5f, -2.0f};
+  expected_tail.append(reinterpret_cast<const char*>(p), sizeof p);
+  CHECK(out.substr(6 + json_bytes) == expected_tail);
+
+  std::string plain;
+  const std::size_t plain_json = encode_infer_response(r, specs, selected, plain);
+  CHECK(plain_json == plain.size());  // JSON only
+  CHECK(plain.find("binary_data_size") == std::string::npos);
+}

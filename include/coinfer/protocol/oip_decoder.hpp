@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "coinfer/core/status.hpp"
@@ -33,12 +34,19 @@ class OipDecoder {
   OipDecoder& operator=(OipDecoder&&) noexcept;
 
   // `body` must be followed by readable memory up to `body_capacity` bytes from its start;
-  // with body_capacity >= body.size() + kJsonPadding it is parsed in place. On success `out`
+  // with body_capacity >= body.size() + kJsonPadding it is parsed in place.
+  //
+  // Binary tensor data extension: `binary` holds the bytes after the JSON (a request whose
+  // Inference-Header-Content-Length header gave the JSON's length). An input whose
+  // "parameters" carry "binary_data_size" has no "data"; its elements come from `binary`,
+  // raw little-endian in row-major order (BOOL one byte each, FP16 binary16, BYTES a 4-byte
+  // length before each element), inputs' blocks in the order the inputs are listed; the
+  // sizes must add up to binary.size(). On success `out`
   // holds one tensor per model input in metadata order and the requested output indices; on
   // failure, an invalid_argument Status whose message names the field ("inputs[0].datatype:
   // expected FP32, got INT8") and `out` in an unspecified state.
   Status decode_infer(std::string_view body, std::size_t body_capacity, const ModelMetadata& model,
-                      InferRequest& out);
+                      InferRequest& out, std::span<const std::byte> binary = {});
 
   // Same validation and errors as the overload above; then, once every input's name,
   // datatype and shape are validated and the request's "parameters" decoded (wherever they
@@ -50,7 +58,7 @@ class OipDecoder {
   // nothing is ever written past a destination. On success out.inputs[m] is empty (a default
   // Tensor) for every sink-written input: its shape is the one given to the sink.
   Status decode_infer(std::string_view body, std::size_t body_capacity, const ModelMetadata& model,
-                      InferRequest& out, InputSink& sink);
+                      InferRequest& out, InputSink& sink, std::span<const std::byte> binary = {});
 
  private:
   struct Parser;

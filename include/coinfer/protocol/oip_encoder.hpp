@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,8 +19,15 @@ namespace coinfer {
 // non-empty. `output_specs` are the model's outputs (their names label r.outputs, which are in
 // the same order); `selected` lists the indices to send, in that order (empty: all). Data is
 // flat, row-major; NaN and infinities are written as null.
-void encode_infer_response(const InferResponse& r, std::span<const TensorSpec> output_specs,
-                           std::span<const std::size_t> selected, std::string& out);
+//
+// Binary tensor data extension: outputs whose entry in `binary_outputs` (by model output) is
+// nonzero carry "parameters":{"binary_data_size":N} instead of "data", and their bytes
+// follow the JSON in output order (raw little-endian elements; BYTES with a 4-byte length
+// before each). Returns the JSON's length: the Inference-Header-Content-Length when anything
+// follows it.
+std::size_t encode_infer_response(const InferResponse& r, std::span<const TensorSpec> output_specs,
+                                  std::span<const std::size_t> selected, std::string& out,
+                                  std::span<const std::uint8_t> binary_outputs = {});
 
 // {"name":"m","versions":["1"],"platform":"coinfer","inputs":[{"name":..,"datatype":..,
 // "shape":[-1,64]}],"outputs":[...]}

@@ -20,15 +20,41 @@ import argparse
 import json
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests", "conformance"))
-from serve import start_server  # noqa: E402
+
+
+def start_server(binary, config, log_path):
+    """(process, "HOST:PORT") once coinfer-serve printed its listening line; its log (stderr)
+    goes to log_path, whose end is shown if it does not come up."""
+    log = open(log_path, "w+")
+    proc = subprocess.Popen([binary, "--config", config, "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=log, text=True)
+    line = proc.stdout.readline().strip()
+    prefix = "listening on http://"
+    if not line.startswith(prefix):
+        proc.kill()
+        proc.wait()
+        log.seek(0)
+        raise SystemExit(f"coinfer-serve did not start (first line {line!r}); its log ends:\n"
+                         + log.read()[-1500:])
+    return proc, line[len(prefix):]
+
+
+def stop_server(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def load_split(path):
@@ -52,8 +78,11 @@ def infer(address, model, row):
                                    "datatype": "FP32", "data": row}]}).encode()
     req = urllib.request.Request(f"http://{address}/v2/models/{model}/infer", data=body,
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        outputs = {o["name"]: o["data"] for o in json.loads(r.read())["outputs"]}
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            outputs = {o["name"]: o["data"] for o in json.loads(r.read())["outputs"]}
+    except urllib.error.HTTPError as e:
+        raise SystemExit(f"{model}: HTTP {e.code}: {e.read().decode(errors='replace')[:500]}")
     return outputs["probabilities"], outputs["label"][0]
 
 
@@ -79,6 +108,8 @@ def main():
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--tolerance", type=float, default=1e-3)
     a = p.parse_args()
+    # A timeout's SIGTERM still runs the `finally` below, which stops the server.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     weights = os.path.join(ROOT, "assets", "digits_mlp", "model.safetensors")
     x, y = load_split(os.path.join(ROOT, "assets", "digits_mlp", "test_split.safetensors"))
@@ -106,7 +137,7 @@ max_queue_delay_us = 2000
         config_path = os.path.join(tmp, "gpu_e2e.toml")
         with open(config_path, "w") as f:
             f.write(config)
-        proc, address = start_server(a.serve, config_path)
+        proc, address = start_server(a.serve, config_path, os.path.join(tmp, "serve.log"))
         try:
             ok = check(address, x, y, a.tolerance)
             body_path = os.path.join(tmp, "body.json")
@@ -115,8 +146,7 @@ max_queue_delay_us = 2000
                                        "data": x[0]}]}, f)
             ok = load(a, address, body_path) and ok
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+            stop_server(proc)
     return 0 if ok else 1
 
 

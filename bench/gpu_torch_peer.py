@@ -38,13 +38,19 @@ def time_us(fn, target_ms=50.0):
 def gemm(m, n, k):
     """Y[m, n] = X[m, k] . W[n, k]^T, as coinfer's layers compute it."""
     us = {}
-    x8 = torch.ones((m, k), dtype=torch.int8, device="cuda")
+    # _int_mm wants more than 16 rows (and k, n multiples of 8): smaller m run as 17 rows.
+    m8 = max(m, 17)
+    x8 = torch.ones((m8, k), dtype=torch.int8, device="cuda")
     w8 = torch.ones((n, k), dtype=torch.int8, device="cuda")
     try:
-        # _int_mm wants m > 16 and k, n multiples of 8; W^T is a column-major view, the TN case.
+        # W^T is a column-major view: the TN case.
         us["int8"] = time_us(lambda: torch._int_mm(x8, w8.t()))
+        if m8 != m:
+            print(f"peer=torch note m={m} m_padded={m8} (torch._int_mm needs m > 16)")
     except RuntimeError as e:
         print(f"peer=torch gemm dtype=int8 m={m} n={n} k={k} unsupported=\"{str(e).splitlines()[0]}\"")
+    # FP32 accumulation throughout, as coinfer's FP16 GEMM (CUBLAS_COMPUTE_32F).
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     x16 = torch.ones((m, k), dtype=torch.float16, device="cuda")
     w16 = torch.ones((n, k), dtype=torch.float16, device="cuda")
     us["fp16"] = time_us(lambda: torch.matmul(x16, w16.t()))

@@ -151,18 +151,26 @@ TEST_CASE("a DynamicBatcher on a CudaExecutor batches pinned rows and answers ev
     for (std::int64_t r = 0; r < split.rows(); ++r) {
       answers.push_back(asio::co_spawn(io, request(r), asio::use_future));
     }
-    std::thread runner([&] { io.run(); });
-    int wrong = 0, unpinned = 0;
+    // A failed check below must not leave a joinable thread behind (std::terminate).
+    std::jthread runner([&] { io.run(); });
+    int wrong = 0, unpinned = 0, failed = 0;
     Tensor c[2];
     for (std::int64_t r = 0; r < split.rows(); ++r) {
       Answer a = answers[std::size_t(r)].get();
-      REQUIRE_MESSAGE(a.status.ok(), a.status.message());
+      if (!a.status) {
+        if (failed++ == 0) MESSAGE("request " << r << " failed: " << a.status.message());
+        continue;
+      }
       unpinned += !a.pinned;
       const ConstTensorView x = split.view(r, 1);
-      REQUIRE(cpu->forward({&x, 1}, c).ok());
+      if (!cpu->forward({&x, 1}, c).ok()) {
+        ++failed;
+        continue;
+      }
       wrong += a.label != c[1].values<std::int64_t>()[0];
     }
     runner.join();
+    CHECK(failed == 0);
     CHECK(unpinned == 0);
     CHECK(wrong == 0);
   }

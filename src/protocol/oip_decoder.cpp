@@ -860,6 +860,10 @@ class RequestDecoder {
         all = std::get<bool>(value);
       }
     }
+    // Left empty (no allocation) when every output goes as JSON, the common case.
+    bool any = all;
+    for (std::int8_t own : plan_.output_binary) any = any || own == 1;
+    if (!any) return;
     out_.binary_outputs.resize(model_.outputs.size());
     for (std::size_t m = 0; m < model_.outputs.size(); ++m) {
       const std::int8_t own = plan_.output_binary[m];

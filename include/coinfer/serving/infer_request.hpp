@@ -23,7 +23,8 @@ struct InferRequest {
   // Indices into the model's outputs that the client asked for; empty = all outputs.
   std::vector<std::size_t> requested_outputs;
   // By model output: 1 = send it as binary tensor data (the request parameter
-  // "binary_data_output", or the output's own "parameters": {"binary_data": true}).
+  // "binary_data_output", or the output's own "parameters": {"binary_data": true}); empty
+  // when every output goes as JSON.
   std::vector<std::uint8_t> binary_outputs;
 };
 

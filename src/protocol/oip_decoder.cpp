@@ -421,6 +421,23 @@ Status decode_parameters(od::value& value, std::string_view path, Parameters& ou
   return {};
 }
 
+// Reads the field `name` of the "parameters" object at `path` with read(value); every other
+// field is skipped.
+template <class Read>
+Status read_parameter(od::value& value, const std::string& path, std::string_view name,
+                      Read&& read) {
+  od::object object;
+  if (value.get_object().get(object)) return wrong_type(path, "an object", value);
+  for (auto field : object) {
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key)) return json_error(error);
+    od::value v;
+    if (auto error = field.value().get(v)) return json_error(error);
+    if (Status status = key == name ? read(v) : skip_value(v); !status) return status;
+  }
+  return {};
+}
+
 Status decode_shape(od::value& value, std::size_t input, Shape& shape) {
   const auto invalid = [&] {
     return Status::invalid(input_path(input, "shape") +
@@ -623,7 +640,14 @@ class RequestDecoder {
         fields.shape.clear();
         status = decode_shape(value, index, fields.shape);
       } else if (key == "parameters") {
-        status = decode_input_parameters(value, index, fields);
+        const std::string path = input_path(index, "parameters");
+        status = read_parameter(value, path, "binary_data_size", [&](od::value& v) -> Status {
+          fields.binary = true;
+          if (v.get_uint64().get(fields.binary_size)) {
+            return wrong_type(path + ".binary_data_size", "a non-negative integer", v);
+          }
+          return {};
+        });
       } else if (key == "data") {
         if (fields.has_data) return Status::invalid(input_path(index, "data") + ": duplicate key");
         fields.has_data = true;
@@ -653,29 +677,6 @@ class RequestDecoder {
     if (fields.data_type != od::json_type::array) {
       return Status::invalid(input_path(index, "data") + ": expected an array, got " +
                              std::string(type_name(fields.data_type)));
-    }
-    return {};
-  }
-
-  Status decode_input_parameters(od::value& value, std::size_t index, InputFields& fields) {
-    od::object object;
-    if (value.get_object().get(object)) {
-      return wrong_type(input_path(index, "parameters"), "an object", value);
-    }
-    for (auto field : object) {
-      std::string_view key;
-      if (auto error = field.unescaped_key().get(key)) return json_error(error);
-      od::value v;
-      if (auto error = field.value().get(v)) return json_error(error);
-      if (key == "binary_data_size") {
-        fields.binary = true;
-        if (v.get_uint64().get(fields.binary_size)) {
-          return wrong_type(input_path(index, "parameters") + ".binary_data_size",
-                            "a non-negative integer", v);
-        }
-        continue;
-      }
-      if (Status status = skip_value(v); !status) return status;
     }
     return {};
   }
@@ -800,7 +801,16 @@ class RequestDecoder {
         od::value v;
         if (auto error = field.value().get(v)) return json_error(error);
         if (key == "parameters") {
-          if (Status status = decode_output_parameters(v, path, binary); !status) return status;
+          const Status status =
+              read_parameter(v, path + ".parameters", "binary_data", [&](od::value& b) -> Status {
+                bool flag = false;
+                if (b.get_bool().get(flag)) {
+                  return wrong_type(path + ".parameters.binary_data", "a boolean", b);
+                }
+                binary = flag ? 1 : 0;
+                return {};
+              });
+          if (!status) return status;
           continue;
         }
         if (key != "name") {
@@ -825,28 +835,6 @@ class RequestDecoder {
       out_.requested_outputs.push_back(m);
       plan_.output_binary[m] = binary;
       ++index;
-    }
-    return {};
-  }
-
-  // An output's "parameters": "binary_data" (a boolean) is read; other keys are skipped.
-  Status decode_output_parameters(od::value& value, const std::string& path, std::int8_t& binary) {
-    od::object object;
-    if (value.get_object().get(object)) return wrong_type(path + ".parameters", "an object", value);
-    for (auto field : object) {
-      std::string_view key;
-      if (auto error = field.unescaped_key().get(key)) return json_error(error);
-      od::value v;
-      if (auto error = field.value().get(v)) return json_error(error);
-      if (key == "binary_data") {
-        bool b = false;
-        if (v.get_bool().get(b)) {
-          return wrong_type(path + ".parameters.binary_data", "a boolean", v);
-        }
-        binary = b ? 1 : 0;
-        continue;
-      }
-      if (Status status = skip_value(v); !status) return status;
     }
     return {};
   }

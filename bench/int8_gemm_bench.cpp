@@ -344,7 +344,7 @@ int main(int argc, char** argv) {
       const ConstTensorView x{DType::FP32, {rows, in_features},
                               reinterpret_cast<const std::byte*>(
                                   split_x.data() + static_cast<std::size_t>(begin) * in_features)};
-      check(mlp->forward(std::span(&x, 1), outputs), "Mlp::forward");
+      check(mlp->forward(Batch::dense({&x, 1}), outputs), "Mlp::forward");
       check(mlp->forward_reference(x, ref_p, ref_l), "Mlp::forward_reference");
       const auto labels = outputs[1].values<std::int64_t>();
       const auto ref_labels = ref_l.values<std::int64_t>();
@@ -450,7 +450,7 @@ int main(int argc, char** argv) {
                               reinterpret_cast<const std::byte*>(mlp_x.data())};
       ModelResult& r = per_m[bi];
       r.mlp = time_per_call(opt, [&] {
-        if (!mlp->forward(std::span(&x, 1), outputs)) die("Mlp::forward failed");
+        if (!mlp->forward(Batch::dense({&x, 1}), outputs)) die("Mlp::forward failed");
       });
       r.mlp_share = g_last_cpu_share;
       r.ref = time_per_call(opt, [&] {

@@ -27,20 +27,42 @@ BatchTicket::~BatchTicket() {
 
 std::span<std::byte> BatchTicket::input(std::size_t i) {
   assert(state_ == State::reserved);
-  return {buffer_->row(i, row_), buffer_->row_bytes[i] * static_cast<std::size_t>(rows_)};
+  if (buffer_->ragged[i]) {
+    return {buffer_->unit(i, token_), buffer_->row_bytes[i] * static_cast<std::size_t>(tokens_)};
+  }
+  return {buffer_->unit(i, row_), buffer_->row_bytes[i] * static_cast<std::size_t>(rows_)};
 }
 
 // --- DynamicBatcher -------------------------------------------------------------------------
+
+namespace {
+
+bool has_ragged_input(const ModelMetadata& meta) {
+  return std::any_of(meta.inputs.begin(), meta.inputs.end(),
+                     [](const TensorSpec& spec) { return spec.ragged; });
+}
+
+// The per-unit shape of an input: past the batch dimension, and past the ragged dimension
+// of a ragged input.
+Shape unit_shape(const TensorSpec& spec, const Shape& shape) {
+  const std::size_t skip = spec.ragged ? 2 : 1;
+  return shape.size() < skip ? Shape{} : Shape(shape.begin() + skip, shape.end());
+}
+
+}  // namespace
 
 DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Model& model,
                                BatchPolicy policy, ModelMetrics* metrics)
     : executor_(executor),
       model_(model),
       policy_(std::move(policy)),
+      ragged_(has_ragged_input(model.metadata())),
+      max_batch_tokens_(model.metadata().max_batch_tokens),
       metrics_(metrics),
       strand_(asio::make_strand(io)),
       timer_(strand_) {
   assert(policy_.max_batch_size >= 1);
+  assert(!ragged_ || max_batch_tokens_ >= 1);
   // Enough buffers to hold a full queue, plus the ones computing.
   const auto per_buffer = static_cast<std::size_t>(policy_.max_batch_size);
   const auto count = (policy_.max_queue_size + per_buffer - 1) / per_buffer +
@@ -50,18 +72,27 @@ DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Mod
     auto buffer = std::make_unique<StagingBuffer>();
     buffer->tickets.reserve(per_buffer);
     buffer->inputs.reserve(specs.size());
+    buffer->ragged.reserve(specs.size());
     for (const TensorSpec& spec : specs) {
       buffer->inputs.emplace_back(executor_.staging_memory());
-      // Fixed row shape ([-1, 64]): the rows' memory is taken now, not on the serving path.
-      const bool fixed = spec.dtype != DType::Bytes && !spec.shape.empty() &&
-                         std::all_of(spec.shape.begin() + 1, spec.shape.end(),
-                                     [](std::int64_t d) { return d >= 0; });
+      buffer->ragged.push_back(spec.ragged ? 1 : 0);
+      // Fixed unit shape ([-1, 64], or a ragged [-1, -1]): the memory is taken now, not on the
+      // serving path. A ragged model's dense inputs must have a fixed row shape.
+      const Shape unit = unit_shape(spec, spec.shape);
+      const bool fixed = spec.dtype != DType::Bytes &&
+                         std::all_of(unit.begin(), unit.end(), [](std::int64_t d) { return d >= 0; });
+      assert(fixed || !ragged_);
       if (fixed) {
-        const Shape row(spec.shape.begin() + 1, spec.shape.end());
-        buffer->inputs.back().reserve(static_cast<std::size_t>(element_count(row)) *
-                                      element_size(spec.dtype) * per_buffer);
+        const auto units = spec.ragged ? static_cast<std::size_t>(max_batch_tokens_) : per_buffer;
+        buffer->inputs.back().reserve(static_cast<std::size_t>(element_count(unit)) *
+                                      element_size(spec.dtype) * units);
       }
     }
+    if (ragged_) {
+      buffer->lengths.resize(per_buffer);
+      buffer->offsets.reserve(per_buffer + 1);
+    }
+    buffer->row_parameters.reserve(per_buffer);
     buffer->outputs.resize(model_.metadata().outputs.size());
     buffers_.push_back(std::move(buffer));
   }
@@ -78,29 +109,66 @@ std::size_t DynamicBatcher::queue_depth() const {
 }
 
 Status DynamicBatcher::reserve(std::span<const Shape> input_shapes, const SubmitOptions& options,
-                               BatchTicket& ticket) {
+                               BatchTicket& ticket, std::span<const std::int64_t> lengths,
+                               const Parameters* parameters) {
   assert(ticket.state_ == BatchTicket::State::empty);
   const auto& inputs = model_.metadata().inputs;
   assert(input_shapes.size() == inputs.size());
   std::int64_t rows = -1;
+  std::int64_t ragged_length = -1;  // dimension 1 of the ragged inputs
+  std::size_t dense_row_bytes = 0;  // all dense inputs' bytes for one row
   for (std::size_t i = 0; i < input_shapes.size(); ++i) {
+    const Shape& shape = input_shapes[i];
     if (inputs[i].dtype == DType::Bytes) {
       return Status::invalid("input '" + inputs[i].name + "': BYTES inputs cannot be batched");
     }
-    if (input_shapes[i].empty()) {
+    if (shape.empty() || (inputs[i].ragged && shape.size() < 2)) {
       return Status::invalid("input '" + inputs[i].name + "': missing the batch dimension");
     }
-    if (rows >= 0 && input_shapes[i][0] != rows) {
+    if (rows >= 0 && shape[0] != rows) {
       return Status::invalid("input '" + inputs[i].name + "': batch dimension " +
-                             std::to_string(input_shapes[i][0]) + " differs from the other inputs' " +
+                             std::to_string(shape[0]) + " differs from the other inputs' " +
                              std::to_string(rows));
     }
-    rows = input_shapes[i][0];
+    rows = shape[0];
+    if (inputs[i].ragged) {
+      if (ragged_length >= 0 && shape[1] != ragged_length) {
+        return Status::invalid("input '" + inputs[i].name + "': length " +
+                               std::to_string(shape[1]) + " differs from the other inputs' " +
+                               std::to_string(ragged_length));
+      }
+      ragged_length = shape[1];
+    } else {
+      dense_row_bytes += static_cast<std::size_t>(element_count(unit_shape(inputs[i], shape))) *
+                         element_size(inputs[i].dtype);
+    }
   }
   if (rows < 1) return Status::invalid("the batch dimension must be at least 1");
   if (rows > policy_.max_batch_size) {
     return Status::invalid("batch dimension " + std::to_string(rows) + " exceeds max_batch_size " +
                            std::to_string(policy_.max_batch_size));
+  }
+  std::int64_t tokens = 0;
+  if (ragged_) {
+    if (!lengths.empty() && static_cast<std::int64_t>(lengths.size()) != rows) {
+      return Status::invalid(std::to_string(lengths.size()) + " row lengths for " +
+                             std::to_string(rows) + " rows");
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t length = lengths.empty() ? ragged_length : lengths[static_cast<std::size_t>(r)];
+      if (length < 1) return Status::invalid("row " + std::to_string(r) + " is empty");
+      tokens += length;
+    }
+    if (tokens > max_batch_tokens_) {
+      return Status::invalid(std::to_string(tokens) + " tokens exceed max_batch_tokens " +
+                             std::to_string(max_batch_tokens_) + " (one batch's budget)");
+    }
+  }
+  const std::size_t bytes = dense_row_bytes * static_cast<std::size_t>(rows);
+  if (bytes > policy_.max_batch_bytes) {
+    return Status::invalid("the inputs need " + std::to_string(bytes) +
+                           " bytes of staging, over max_batch_bytes " +
+                           std::to_string(policy_.max_batch_bytes));
   }
   const int priority = options.priority == 0 ? policy_.default_priority : options.priority;
   if (priority < 1 || priority > policy_.priority_levels) {
@@ -109,35 +177,78 @@ Status DynamicBatcher::reserve(std::span<const Shape> input_shapes, const Submit
   }
 
   std::lock_guard lock(mutex_);
-  StagingBuffer* buffer = nullptr;
-  if (queued_ < policy_.max_queue_size) buffer = place(input_shapes, priority, static_cast<int>(rows));
-  if (!buffer) {
+  if (queued_ >= policy_.max_queue_size) {
     if (metrics_) metrics_->rejected.add();
     return Status(Errc::unavailable, "queue full: " + std::to_string(queued_) +
                                          " requests waiting (max_queue_size " +
                                          std::to_string(policy_.max_queue_size) + ")");
+  }
+  StagingBuffer* buffer = place(input_shapes, priority, static_cast<int>(rows), tokens, bytes);
+  if (!buffer) {
+    if (metrics_) metrics_->rejected.add();
+    return Status(Errc::unavailable, "no staging buffer free: " + std::to_string(queued_) +
+                                         " requests waiting in " +
+                                         std::to_string(buffers_.size()) + " buffers");
   }
   ticket.batcher_ = this;
   ticket.buffer_ = buffer;
   ticket.state_ = BatchTicket::State::reserved;
   ticket.row_ = buffer->used_rows;
   ticket.rows_ = static_cast<int>(rows);
+  ticket.token_ = buffer->used_tokens;
+  ticket.tokens_ = tokens;
+  ticket.parameters_ = parameters;
   ticket.index_ = buffer->tickets.size();
+  if (ragged_) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      buffer->lengths[static_cast<std::size_t>(ticket.row_ + r)] =
+          lengths.empty() ? ragged_length : lengths[static_cast<std::size_t>(r)];
+    }
+  }
   buffer->tickets.push_back(&ticket);
   buffer->used_rows += ticket.rows_;
+  buffer->used_tokens += tokens;
   buffer->writers += 1;
-  if (buffer->used_rows == policy_.max_batch_size) buffer->state = StagingBuffer::State::sealed;
+  if (buffer->used_rows == policy_.max_batch_size ||
+      (ragged_ && buffer->used_tokens == max_batch_tokens_)) {
+    buffer->state = StagingBuffer::State::sealed;
+  }
   ++queued_;
   if (metrics_) metrics_->queue_depth = static_cast<std::int64_t>(queued_);
   return {};
 }
 
-// Finds the filling buffer of this priority and row shape with room for `rows`, or starts one.
-StagingBuffer* DynamicBatcher::place(std::span<const Shape> input_shapes, int priority, int rows) {
+// Whether a filling buffer can take these rows, growing its variable-shape inputs if it must
+// (only while no decoder writes into it: growing moves the rows).
+bool DynamicBatcher::fits_locked(StagingBuffer& b, std::span<const Shape> input_shapes, int rows,
+                                 std::int64_t tokens, std::size_t bytes) {
+  if (b.used_rows + rows > policy_.max_batch_size) return false;
+  if (ragged_) return b.used_tokens + tokens <= max_batch_tokens_;
+  std::size_t held = 0;
+  for (std::size_t i = 0; i < input_shapes.size(); ++i) {
+    held += b.row_bytes[i] * static_cast<std::size_t>(b.used_rows);
+  }
+  if (held + bytes > policy_.max_batch_bytes) return false;
+  for (std::size_t i = 0; i < input_shapes.size(); ++i) {
+    const std::size_t need = b.row_bytes[i] * static_cast<std::size_t>(b.used_rows + rows);
+    if (need > b.inputs[i].size()) {
+      if (b.writers > 0) return false;
+      b.inputs[i].resize(need);
+    }
+  }
+  return true;
+}
+
+// Finds the filling buffer of this priority and row shape with room for the rows, or starts
+// one.
+StagingBuffer* DynamicBatcher::place(std::span<const Shape> input_shapes, int priority, int rows,
+                                     std::int64_t tokens, std::size_t bytes) {
+  const auto& specs = model_.metadata().inputs;
   auto same_rows = [&](const StagingBuffer& b) {
     for (std::size_t i = 0; i < input_shapes.size(); ++i) {
-      if (!std::equal(input_shapes[i].begin() + 1, input_shapes[i].end(), b.row_shapes[i].begin(),
-                      b.row_shapes[i].end())) {
+      const std::size_t skip = specs[i].ragged ? 2 : 1;
+      if (!std::equal(input_shapes[i].begin() + static_cast<std::ptrdiff_t>(skip),
+                      input_shapes[i].end(), b.row_shapes[i].begin(), b.row_shapes[i].end())) {
         return false;
       }
     }
@@ -147,29 +258,52 @@ StagingBuffer* DynamicBatcher::place(std::span<const Shape> input_shapes, int pr
     if (b->state != StagingBuffer::State::filling || b->priority != priority || !same_rows(*b)) {
       continue;
     }
-    if (b->used_rows + rows <= policy_.max_batch_size) return b.get();
-    b->state = StagingBuffer::State::sealed;  // no room: it is ready to go as it is
+    if (fits_locked(*b, input_shapes, rows, tokens, bytes)) return b.get();
+    // No room (or it cannot grow while written): ready to go as it is.
+    if (b->writers == 0) b->state = StagingBuffer::State::sealed;
   }
   for (auto& b : buffers_) {
     if (b->state != StagingBuffer::State::free) continue;
-    const auto& specs = model_.metadata().inputs;
     b->state = StagingBuffer::State::filling;
     b->priority = priority;
     b->used_rows = 0;
+    b->used_tokens = 0;
     b->writers = 0;
     b->tickets.clear();
     b->row_shapes.resize(input_shapes.size());
     b->row_bytes.resize(input_shapes.size());
     for (std::size_t i = 0; i < input_shapes.size(); ++i) {
-      b->row_shapes[i].assign(input_shapes[i].begin() + 1, input_shapes[i].end());
+      b->row_shapes[i] = unit_shape(specs[i], input_shapes[i]);
       b->row_bytes[i] = static_cast<std::size_t>(element_count(b->row_shapes[i])) *
                         element_size(specs[i].dtype);
-      // Keeps its capacity from earlier batches: allocation only while buckets grow.
-      b->inputs[i].resize(b->row_bytes[i] * static_cast<std::size_t>(policy_.max_batch_size));
+      // Fixed unit shapes: all the capacity taken at construction. Variable: these rows.
+      const Shape unit = unit_shape(specs[i], specs[i].shape);
+      const bool fixed = std::all_of(unit.begin(), unit.end(), [](std::int64_t d) { return d >= 0; });
+      const auto units = specs[i].ragged ? static_cast<std::size_t>(max_batch_tokens_)
+                         : fixed         ? static_cast<std::size_t>(policy_.max_batch_size)
+                                         : static_cast<std::size_t>(rows);
+      b->inputs[i].resize(b->row_bytes[i] * units);
     }
     return b.get();
   }
   return nullptr;
+}
+
+// A buffer all of whose requests left: free again, giving back what variable-shape inputs
+// hold past kept_variable_bytes (a large request's memory is not kept after it).
+void DynamicBatcher::free_locked(StagingBuffer& b) {
+  b.state = StagingBuffer::State::free;
+  b.tickets.clear();
+  b.used_rows = 0;
+  b.used_tokens = 0;
+  const auto& specs = model_.metadata().inputs;
+  for (std::size_t i = 0; i < b.inputs.size(); ++i) {
+    const bool variable = std::any_of(specs[i].shape.begin() + 1, specs[i].shape.end(),
+                                      [](std::int64_t d) { return d < 0; });
+    if (variable && !specs[i].ragged && b.inputs[i].capacity() > kept_variable_bytes) {
+      std::pmr::vector<std::byte>(executor_.staging_memory()).swap(b.inputs[i]);
+    }
+  }
 }
 
 void DynamicBatcher::enqueue(BatchTicket& ticket, const SubmitOptions& options) {
@@ -250,8 +384,7 @@ StagingBuffer* DynamicBatcher::pick_ready_locked(clock::time_point now,
       oldest = std::min(oldest, t->enqueued_);
     }
     if (rows == 0 && b->writers == 0) {  // everything in it left the queue
-      b->state = StagingBuffer::State::free;
-      b->tickets.clear();
+      free_locked(*b);
       continue;
     }
     if (rows == 0 || b->writers > 0) continue;  // a writer's enqueue re-checks
@@ -273,21 +406,31 @@ StagingBuffer* DynamicBatcher::pick_ready_locked(clock::time_point now,
 void DynamicBatcher::compact_locked(StagingBuffer& buffer) {
   std::size_t write = 0;
   int row = 0;
+  std::int64_t token = 0;
   for (BatchTicket* t : buffer.tickets) {
     if (!t) continue;
-    if (t->row_ != row) {
-      for (std::size_t i = 0; i < buffer.inputs.size(); ++i) {
-        std::memmove(buffer.row(i, row), buffer.row(i, t->row_),
-                     buffer.row_bytes[i] * static_cast<std::size_t>(t->rows_));
-      }
-      t->row_ = row;
+    for (std::size_t i = 0; i < buffer.inputs.size(); ++i) {
+      const bool ragged = buffer.ragged[i] != 0;
+      const std::int64_t from = ragged ? t->token_ : t->row_;
+      const std::int64_t to = ragged ? token : row;
+      if (from == to) continue;
+      const std::int64_t units = ragged ? t->tokens_ : t->rows_;
+      std::memmove(buffer.unit(i, to), buffer.unit(i, from),
+                   buffer.row_bytes[i] * static_cast<std::size_t>(units));
     }
+    if (ragged_ && t->row_ != row) {
+      std::copy_n(buffer.lengths.begin() + t->row_, t->rows_, buffer.lengths.begin() + row);
+    }
+    t->row_ = row;
+    t->token_ = token;
     t->index_ = write;
     buffer.tickets[write++] = t;
     row += t->rows_;
+    token += t->tokens_;
   }
   buffer.tickets.resize(write);
   buffer.used_rows = row;
+  buffer.used_tokens = token;
 }
 
 void DynamicBatcher::maybe_flush_locked() {
@@ -357,20 +500,35 @@ void DynamicBatcher::complete(BatchTicket& ticket, Status status) {
 }
 
 void DynamicBatcher::run_batch(StagingBuffer& buffer) {
+  static const Parameters no_parameters;
   const auto& meta = model_.metadata();
   const auto rows = static_cast<std::int64_t>(buffer.used_rows);
-  // One view per input over the staging rows; a handful of small allocations per batch.
+  // The model's view of the buffer: one view per input over the staging rows, the rows'
+  // offsets along the ragged dimension, and each row's request parameters.
   std::vector<ConstTensorView> views(meta.inputs.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     views[i].dtype = meta.inputs[i].dtype;
     views[i].shape.reserve(buffer.row_shapes[i].size() + 1);
-    views[i].shape.push_back(rows);
+    views[i].shape.push_back(buffer.ragged[i] ? buffer.used_tokens : rows);
     views[i].shape.insert(views[i].shape.end(), buffer.row_shapes[i].begin(),
                           buffer.row_shapes[i].end());
     views[i].data = buffer.inputs[i].data();
   }
+  buffer.offsets.clear();
+  if (ragged_) {
+    buffer.offsets.push_back(0);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      buffer.offsets.push_back(buffer.offsets.back() + buffer.lengths[static_cast<std::size_t>(r)]);
+    }
+  }
+  buffer.row_parameters.clear();
+  for (const BatchTicket* t : buffer.tickets) {
+    buffer.row_parameters.insert(buffer.row_parameters.end(), static_cast<std::size_t>(t->rows_),
+                                 t->parameters_ ? t->parameters_ : &no_parameters);
+  }
+  const Batch batch{static_cast<int>(rows), views, buffer.offsets, buffer.row_parameters};
   const auto started = clock::now();
-  Status status = model_.forward(views, buffer.outputs);
+  Status status = model_.forward(batch, buffer.outputs);
   const auto finished = clock::now();
   if (metrics_) {
     metrics_->exec_count.add();
@@ -401,15 +559,16 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
     }
     t->started_ = started;
     t->finished_ = finished;
-    t->state_ = BatchTicket::State::done;
     if (metrics_) metrics_->queue_duration_us.observe(micros(started - t->enqueued_));
-    complete(*t, status);
   }
 
   std::lock_guard lock(mutex_);
-  buffer.tickets.clear();
-  buffer.used_rows = 0;
-  buffer.state = StagingBuffer::State::free;
+  // The tickets' state changes under the lock: cancel() reads it there.
+  for (BatchTicket* t : buffer.tickets) {
+    t->state_ = BatchTicket::State::done;
+    complete(*t, status);
+  }
+  free_locked(buffer);
   --in_flight_;
   maybe_flush_locked();
   // Notified under the lock: a destructor waiting for it cannot run before this returns.

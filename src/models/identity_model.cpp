@@ -14,8 +14,8 @@ IdentityModel::IdentityModel(std::string name, std::string version, int max_batc
   metadata_.outputs = {{"OUTPUT0", DType::FP32, {-1, -1}}, {"OUTPUT1", DType::FP32, {-1}}};
 }
 
-Status IdentityModel::forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) {
-  const ConstTensorView& in = inputs[0];
+Status IdentityModel::forward(const Batch& batch, std::span<Tensor> outputs) {
+  const ConstTensorView& in = batch.inputs[0];
   const auto rows = in.shape[0];
   const auto cols = in.shape[1];
   outputs[0].resize(DType::FP32, std::span<const std::int64_t>(in.shape));

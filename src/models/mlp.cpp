@@ -108,11 +108,11 @@ Status Mlp::check_input(const ConstTensorView& x) const {
   return {};
 }
 
-Status Mlp::forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) {
-  if (inputs.size() != 1 || outputs.size() != 2) {
+Status Mlp::forward(const Batch& batch, std::span<Tensor> outputs) {
+  if (batch.inputs.size() != 1 || outputs.size() != 2) {
     return {Errc::internal, "Mlp::forward: expected 1 input and 2 outputs"};
   }
-  const ConstTensorView& x = inputs[0];
+  const ConstTensorView& x = batch.inputs[0];
   if (auto status = check_input(x); !status) return status;
   const auto m = static_cast<int>(x.shape[0]);
   const std::int64_t probabilities_shape[] = {m, classes()};

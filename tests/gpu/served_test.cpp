@@ -85,9 +85,9 @@ TEST_CASE("CudaMlp on the digits weights gives the CPU Mlp's labels, probabiliti
   for (std::int64_t begin = 0; begin < split.rows(); begin += batch) {
     const std::int64_t rows = std::min<std::int64_t>(batch, split.rows() - begin);
     const ConstTensorView x = split.view(begin, rows);  // pageable: the staged path
-    const Status s = gpu->forward({&x, 1}, g);
+    const Status s = gpu->forward(Batch::dense({&x, 1}), g);
     REQUIRE_MESSAGE(s.ok(), s.message());
-    REQUIRE(cpu->forward({&x, 1}, c).ok());
+    REQUIRE(cpu->forward(Batch::dense({&x, 1}), c).ok());
     REQUIRE(g[0].shape() == c[0].shape());
     for (std::size_t i = 0; i < g[0].values<float>().size(); ++i) {
       worst = std::max(worst, double(std::abs(g[0].values<float>()[i] - c[0].values<float>()[i])));
@@ -163,7 +163,7 @@ TEST_CASE("a DynamicBatcher on a CudaExecutor batches pinned rows and answers ev
       }
       unpinned += !a.pinned;
       const ConstTensorView x = split.view(r, 1);
-      if (!cpu->forward({&x, 1}, c).ok()) {
+      if (!cpu->forward(Batch::dense({&x, 1}), c).ok()) {
         ++failed;
         continue;
       }

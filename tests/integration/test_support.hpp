@@ -45,13 +45,13 @@ class GatedIdentity final : public Model {
  public:
   explicit GatedIdentity(std::string name = "identity") : inner_(std::move(name), "1", 8) {}
   const ModelMetadata& metadata() const noexcept override { return inner_.metadata(); }
-  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
+  Status forward(const Batch& batch, std::span<Tensor> outputs) override {
     std::unique_lock lock(mutex_);
     ++held_;
     changed_.notify_all();
     changed_.wait(lock, [this] { return open_; });
-    rows_seen_ += inputs[0].shape[0];
-    return inner_.forward(inputs, outputs);
+    rows_seen_ += batch.inputs[0].shape[0];
+    return inner_.forward(batch, outputs);
   }
   void set_open(bool open) {
     std::lock_guard lock(mutex_);

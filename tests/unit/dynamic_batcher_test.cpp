@@ -33,22 +33,22 @@ class EchoModel final : public Model {
     meta_.outputs = {{"OUTPUT0", DType::FP32, {-1, -1}}};
   }
   const ModelMetadata& metadata() const noexcept override { return meta_; }
-  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
+  Status forward(const Batch& batch, std::span<Tensor> outputs) override {
     {
       std::unique_lock lock(mutex_);
       ++waiting_;
       changed_.notify_all();
       changed_.wait(lock, [this] { return open_; });
       --waiting_;
-      const auto rows = inputs[0].shape[0];
-      const auto cols = inputs[0].shape[1];
+      const auto rows = batch.inputs[0].shape[0];
+      const auto cols = batch.inputs[0].shape[1];
       std::vector<float> first_column;
-      for (std::int64_t r = 0; r < rows; ++r) first_column.push_back(inputs[0].values<float>()[r * cols]);
+      for (std::int64_t r = 0; r < rows; ++r) first_column.push_back(batch.inputs[0].values<float>()[r * cols]);
       batches_.push_back(std::move(first_column));
       widths_.push_back(cols);
     }
-    outputs[0].resize(DType::FP32, inputs[0].shape);
-    std::memcpy(outputs[0].bytes().data(), inputs[0].data, inputs[0].size_bytes());
+    outputs[0].resize(DType::FP32, batch.inputs[0].shape);
+    std::memcpy(outputs[0].bytes().data(), batch.inputs[0].data, batch.inputs[0].size_bytes());
     return {};
   }
   void close() {
@@ -352,6 +352,12 @@ class RecordingResource final : public std::pmr::memory_resource {
     std::lock_guard lock(mutex_);
     return allocations_;
   }
+  std::size_t live_bytes() {
+    std::lock_guard lock(mutex_);
+    std::size_t total = 0;
+    for (const auto& block : live_) total += block.second;
+    return total;
+  }
   bool owns(const void* p) {
     std::lock_guard lock(mutex_);
     const auto* b = static_cast<const std::byte*>(p);
@@ -406,10 +412,10 @@ class FixedEchoModel final : public Model {
     meta_.outputs = {{"OUTPUT0", DType::FP32, {-1, 4}}};
   }
   const ModelMetadata& metadata() const noexcept override { return meta_; }
-  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override {
-    if (!staging_.owns(inputs[0].data)) ++foreign_;
-    outputs[0].resize(DType::FP32, inputs[0].shape);
-    std::memcpy(outputs[0].bytes().data(), inputs[0].data, inputs[0].size_bytes());
+  Status forward(const Batch& batch, std::span<Tensor> outputs) override {
+    if (!staging_.owns(batch.inputs[0].data)) ++foreign_;
+    outputs[0].resize(DType::FP32, batch.inputs[0].shape);
+    std::memcpy(outputs[0].bytes().data(), batch.inputs[0].data, batch.inputs[0].size_bytes());
     return {};
   }
   std::atomic<int> foreign_{0};
@@ -472,4 +478,157 @@ TEST_CASE("once nothing waits, no timer is left armed to hold the io_context") {
   CHECK(std::chrono::steady_clock::now() - started < 5s);
   CHECK(a.get().ok());
   CHECK(b.get().ok());
+}
+
+TEST_CASE("a large variable-shape request's staging is given back once its batch is done") {
+  asio::io_context io;
+  StagingExecutor executor;
+  EchoModel model;
+  DynamicBatcher batcher(io.get_executor(), executor, model, policy(64, 0us, 256));
+  const std::size_t at_start = executor.resource().live_bytes();
+  auto request = [&](int width) -> asio::awaitable<Status> {
+    BatchTicket ticket;
+    const Shape shapes[] = {{1, width}};
+    if (auto s = batcher.reserve(shapes, {}, ticket); !s) co_return s;
+    CHECK(ticket.input(0).size() == static_cast<std::size_t>(width) * 4);
+    co_return co_await batcher.async_submit(ticket, {}, asio::use_awaitable);
+  };
+  // 4 M floats (16 MiB): only its own rows are staged (not max_batch_size of them) ...
+  auto big = asio::co_spawn(io, request(4 << 20), asio::use_future);
+  io.run();
+  CHECK(big.get().ok());
+  // ... and they are not kept once the batch is done.
+  CHECK(executor.resource().live_bytes() <= at_start + DynamicBatcher::kept_variable_bytes);
+}
+
+TEST_CASE("a request needing more staging than max_batch_bytes is rejected") {
+  asio::io_context io;
+  CpuExecutor executor{1};
+  EchoModel model;
+  auto p = policy(64, 0us);
+  p.max_batch_bytes = 1024;
+  DynamicBatcher batcher(io.get_executor(), executor, model, p);
+  BatchTicket ticket;
+  const Shape shapes[] = {{2, 200}};
+  const Status status = batcher.reserve(shapes, {}, ticket);
+  CHECK(status.code() == Errc::invalid_argument);
+  CHECK(status.message() == "the inputs need 1600 bytes of staging, over max_batch_bytes 1024");
+}
+
+namespace {
+
+// A ragged model: INPUT_IDS INT32 [-1, -1] (packed rows). Returns each row's length, first id
+// and the value of its request's parameter "tag" (-1 when absent), and records every batch.
+class RaggedModel final : public Model {
+ public:
+  explicit RaggedModel(std::int64_t max_batch_tokens) {
+    meta_.name = "ragged";
+    meta_.max_batch_size = 8;
+    meta_.max_batch_tokens = max_batch_tokens;
+    meta_.inputs = {{"INPUT_IDS", DType::Int32, {-1, -1}, /*ragged=*/true}};
+    meta_.outputs = {{"SUMMARY", DType::Int64, {-1, 3}}};
+  }
+  const ModelMetadata& metadata() const noexcept override { return meta_; }
+  Status forward(const Batch& batch, std::span<Tensor> outputs) override {
+    const auto ids = batch.inputs[0].values<std::int32_t>();
+    REQUIRE(static_cast<std::int64_t>(ids.size()) == batch.offsets.back());
+    outputs[0].resize(DType::Int64, {batch.rows, 3});
+    auto out = outputs[0].values<std::int64_t>();
+    for (int r = 0; r < batch.rows; ++r) {
+      out[r * 3] = batch.length(r);
+      out[r * 3 + 1] = ids[static_cast<std::size_t>(batch.offsets[r])];
+      const ParameterValue* tag = find_parameter(*batch.parameters[r], "tag");
+      out[r * 3 + 2] = tag ? std::get<std::int64_t>(*tag) : -1;
+    }
+    std::lock_guard lock(mutex_);
+    offsets_.emplace_back(batch.offsets.begin(), batch.offsets.end());
+    return {};
+  }
+  std::vector<std::vector<std::int64_t>> offsets() {
+    std::lock_guard lock(mutex_);
+    return offsets_;
+  }
+
+ private:
+  ModelMetadata meta_;
+  std::mutex mutex_;
+  std::vector<std::vector<std::int64_t>> offsets_;
+};
+
+// One request of rows with these lengths; row r's ids are all `first + r`.
+asio::awaitable<std::vector<std::int64_t>> ragged_request(DynamicBatcher& batcher,
+                                                          std::vector<std::int64_t> lengths,
+                                                          std::int32_t first,
+                                                          const Parameters* parameters,
+                                                          Status& status) {
+  BatchTicket ticket;
+  const Shape shapes[] = {{static_cast<std::int64_t>(lengths.size()), -1}};
+  status = batcher.reserve(shapes, {}, ticket, lengths, parameters);
+  if (!status) co_return std::vector<std::int64_t>{};
+  auto ids = ticket.input(0);
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    for (std::int64_t i = 0; i < lengths[r]; ++i, at += 4) {
+      const std::int32_t id = first + static_cast<std::int32_t>(r);
+      std::memcpy(ids.data() + at, &id, 4);
+    }
+  }
+  CHECK(at == ids.size());
+  status = co_await batcher.async_submit(ticket, {}, asio::use_awaitable);
+  if (!status) co_return std::vector<std::int64_t>{};
+  auto out = ticket.outputs()[0].values<std::int64_t>();
+  co_return std::vector<std::int64_t>(out.begin(), out.end());
+}
+
+}  // namespace
+
+TEST_CASE("rows of different lengths share one batch, packed, with their offsets and parameters") {
+  asio::io_context io;
+  CpuExecutor executor{1};
+  RaggedModel model(64);
+  DynamicBatcher batcher(io.get_executor(), executor, model, policy(8, 50ms));
+  const Parameters tagged = {{"tag", std::int64_t{7}}};
+  Status sa, sb;
+  auto a = asio::co_spawn(io, ragged_request(batcher, {3, 5}, 10, &tagged, sa), asio::use_future);
+  auto b = asio::co_spawn(io, ragged_request(batcher, {2}, 20, nullptr, sb), asio::use_future);
+  io.run();
+  CHECK(a.get() == std::vector<std::int64_t>{3, 10, 7, 5, 11, 7});
+  CHECK(b.get() == std::vector<std::int64_t>{2, 20, -1});
+  CHECK(sa.ok());
+  CHECK(sb.ok());
+  CHECK(model.offsets() == std::vector<std::vector<std::int64_t>>{{0, 3, 8, 10}});
+}
+
+TEST_CASE("a batch never holds more tokens than max_batch_tokens") {
+  asio::io_context io;
+  CpuExecutor executor{1};
+  RaggedModel model(8);
+  DynamicBatcher batcher(io.get_executor(), executor, model, policy(8, 20ms));
+  Status s1, s2, s3;
+  auto a = asio::co_spawn(io, ragged_request(batcher, {5}, 1, nullptr, s1), asio::use_future);
+  auto b = asio::co_spawn(io, ragged_request(batcher, {4}, 2, nullptr, s2), asio::use_future);
+  auto c = asio::co_spawn(io, ragged_request(batcher, {3}, 3, nullptr, s3), asio::use_future);
+  io.run();
+  CHECK(a.get() == std::vector<std::int64_t>{5, 1, -1});
+  CHECK(b.get() == std::vector<std::int64_t>{4, 2, -1});
+  CHECK(c.get() == std::vector<std::int64_t>{3, 3, -1});
+  for (const auto& offsets : model.offsets()) CHECK(offsets.back() <= 8);
+  CHECK(model.offsets().size() == 2);  // 5 | 4 + 3
+}
+
+TEST_CASE("a request over the token budget or with an empty row is rejected") {
+  asio::io_context io;
+  CpuExecutor executor{1};
+  RaggedModel model(8);
+  DynamicBatcher batcher(io.get_executor(), executor, model, policy(8, 0us));
+  BatchTicket ticket;
+  const Shape shapes[] = {{2, -1}};
+  const std::int64_t too_long[] = {5, 4};
+  Status status = batcher.reserve(shapes, {}, ticket, too_long);
+  CHECK(status.code() == Errc::invalid_argument);
+  CHECK(status.message() == "9 tokens exceed max_batch_tokens 8 (one batch's budget)");
+  const std::int64_t empty_row[] = {5, 0};
+  status = batcher.reserve(shapes, {}, ticket, empty_row);
+  CHECK(status.message() == "row 1 is empty");
+  CHECK(batcher.queue_depth() == 0);
 }

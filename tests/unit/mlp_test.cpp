@@ -84,7 +84,7 @@ TEST_CASE("int8 accuracy on the held-out digits is within 0.5 points of fp32") {
   for (std::int64_t begin = 0; begin < n; begin += batch) {
     const std::int64_t rows = std::min<std::int64_t>(batch, n - begin);
     const ConstTensorView x = rows_of(split.x, begin, rows);
-    REQUIRE(mlp->forward({&x, 1}, outputs).ok());
+    REQUIRE(mlp->forward(Batch::dense({&x, 1}), outputs).ok());
     REQUIRE(mlp->forward_reference(x, probabilities, label).ok());
     for (std::int64_t r = 0; r < rows; ++r) {
       const auto expected = split.y[std::size_t(begin + r)];
@@ -115,11 +115,11 @@ TEST_CASE("the mlp reuses its output tensors and answers any batch size up to th
   REQUIRE(Mlp::load(asset("model.safetensors"), "digits", "1", 8, mlp).ok());
   Tensor outputs[2];
   const ConstTensorView full = rows_of(split.x, 0, 8);
-  REQUIRE(mlp->forward({&full, 1}, outputs).ok());
+  REQUIRE(mlp->forward(Batch::dense({&full, 1}), outputs).ok());
   const auto* storage = outputs[0].bytes().data();
   const std::int64_t first_label = outputs[1].values<std::int64_t>()[0];
   const ConstTensorView one = rows_of(split.x, 0, 1);
-  REQUIRE(mlp->forward({&one, 1}, outputs).ok());
+  REQUIRE(mlp->forward(Batch::dense({&one, 1}), outputs).ok());
   CHECK(outputs[0].shape() == Shape{1, 10});
   CHECK(outputs[0].bytes().data() == storage);  // no reallocation for a smaller batch
   CHECK(outputs[1].values<std::int64_t>()[0] == first_label);
@@ -132,9 +132,9 @@ TEST_CASE("the mlp rejects a batch over max_batch_size or a wrong input width") 
   Tensor narrow(DType::FP32, {1, 63});
   Tensor outputs[2];
   const ConstTensorView too_many = x.view();
-  CHECK(mlp->forward({&too_many, 1}, outputs).code() == Errc::invalid_argument);
+  CHECK(mlp->forward(Batch::dense({&too_many, 1}), outputs).code() == Errc::invalid_argument);
   const ConstTensorView wrong_width = narrow.view();
-  CHECK(mlp->forward({&wrong_width, 1}, outputs).message().find("INPUT0") != std::string::npos);
+  CHECK(mlp->forward(Batch::dense({&wrong_width, 1}), outputs).message().find("INPUT0") != std::string::npos);
   Tensor probabilities, label;
   CHECK(mlp->forward_reference(x.view(), probabilities, label).code() == Errc::internal);
 }

@@ -14,6 +14,9 @@ struct BatchPolicy {
   // Sizes at which a batch is formed at once, without waiting for max_queue_delay.
   std::vector<int> preferred_batch_sizes;
   std::size_t max_queue_size = 1024;  // queued requests; more are rejected at once (503)
+  // Staging bytes one batch may hold across its inputs; a request needing more is rejected
+  // (400). Ragged models are bounded by their max_batch_tokens instead.
+  std::size_t max_batch_bytes = 64 * 1024 * 1024;
   // Longest a request may wait in the queue (0: no limit); a request may ask for less with the
   // OIP parameter "timeout" (µs), never more. Expired while queued: 504, never computed.
   std::chrono::microseconds default_timeout{0};

@@ -38,7 +38,8 @@ class BatchTicket {
   BatchTicket& operator=(const BatchTicket&) = delete;
   ~BatchTicket();  // gives back rows that were reserved but never submitted
 
-  // After reserve(): where to write input i (rows × row bytes), valid until submit.
+  // After reserve(): where to write input i, valid until submit: rows × row bytes for a dense
+  // input, the rows' lengths summed × position bytes for a ragged one (rows back to back).
   std::span<std::byte> input(std::size_t i);
   // After a successful completion: one tensor per model output, holding this request's rows.
   std::vector<Tensor>& outputs() noexcept { return outputs_; }
@@ -55,6 +56,9 @@ class BatchTicket {
   State state_ = State::empty;
   int row_ = 0;   // first row in buffer_
   int rows_ = 0;  // the request's batch dimension
+  std::int64_t token_ = 0;   // ragged models: first position in buffer_
+  std::int64_t tokens_ = 0;  // ragged models: the request's rows' lengths, summed
+  const Parameters* parameters_ = nullptr;  // the request's, handed to the model per row
   std::size_t index_ = 0;  // position in buffer_->tickets
   clock::time_point enqueued_, deadline_ = clock::time_point::max(), started_, finished_;
   boost::asio::any_completion_handler<void(Status)> handler_;
@@ -88,11 +92,19 @@ class DynamicBatcher {
 
   const BatchPolicy& policy() const noexcept { return policy_; }
 
+  // What a free buffer keeps of an input with a variable row shape; more is given back.
+  static constexpr std::size_t kept_variable_bytes = 1 << 20;
+
   // Reserves rows for a request whose inputs have these shapes (batch dimension first; all
-  // inputs agree on it), at this priority. 503 (unavailable) when the queue is full, 400 when
-  // the batch dimension exceeds max_batch_size or the priority is out of range.
+  // inputs agree on it), at this priority. A ragged model's rows may have different lengths:
+  // `lengths` gives one per row (empty: every row is as long as the ragged inputs' dimension
+  // 1 says). `parameters`, when given, reach the model with each of the request's rows and
+  // must outlive the ticket. 503 (unavailable) when the queue is full or no staging buffer is
+  // free; 400 when the request alone exceeds max_batch_size, max_batch_tokens or
+  // max_batch_bytes, or the priority is out of range.
   Status reserve(std::span<const Shape> input_shapes, const SubmitOptions& options,
-                 BatchTicket& ticket);
+                 BatchTicket& ticket, std::span<const std::int64_t> lengths = {},
+                 const Parameters* parameters = nullptr);
 
   // Queues a reserved ticket. Completes with ok (outputs filled), deadline_exceeded (expired
   // in the queue, never computed), cancelled (the handler's cancellation slot fired while
@@ -127,7 +139,11 @@ class DynamicBatcher {
   friend class BatchTicket;
   using clock = BatchTicket::clock;
 
-  StagingBuffer* place(std::span<const Shape> input_shapes, int priority, int rows);
+  StagingBuffer* place(std::span<const Shape> input_shapes, int priority, int rows,
+                       std::int64_t tokens, std::size_t bytes);
+  bool fits_locked(StagingBuffer& buffer, std::span<const Shape> input_shapes, int rows,
+                   std::int64_t tokens, std::size_t bytes);
+  void free_locked(StagingBuffer& buffer);
   void enqueue(BatchTicket& ticket, const SubmitOptions& options);
   void cancel(BatchTicket& ticket);
   void release(BatchTicket& ticket);  // reserved, never submitted
@@ -147,6 +163,8 @@ class DynamicBatcher {
   Executor& executor_;
   Model& model_;
   const BatchPolicy policy_;
+  const bool ragged_;                   // the model has a ragged input
+  const std::int64_t max_batch_tokens_;  // ragged models: positions per batch
   ModelMetrics* metrics_;
 
   mutable std::mutex mutex_;

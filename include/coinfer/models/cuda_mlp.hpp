@@ -29,7 +29,7 @@ class CudaMlp final : public Model {
                      int max_batch_size, CudaExecutor& executor, std::unique_ptr<CudaMlp>& out);
 
   const ModelMetadata& metadata() const noexcept override { return metadata_; }
-  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override;
+  Status forward(const Batch& batch, std::span<Tensor> outputs) override;
 
   int in_features() const noexcept { return network_.in_features(); }
   int classes() const noexcept { return network_.classes(); }

@@ -13,7 +13,7 @@ class IdentityModel final : public Model {
  public:
   IdentityModel(std::string name, std::string version, int max_batch_size);
   const ModelMetadata& metadata() const noexcept override { return metadata_; }
-  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override;
+  Status forward(const Batch& batch, std::span<Tensor> outputs) override;
 
  private:
   ModelMetadata metadata_;

@@ -26,7 +26,7 @@ class Mlp final : public Model {
                      bool keep_fp32_reference = false);
 
   const ModelMetadata& metadata() const noexcept override { return metadata_; }
-  Status forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) override;
+  Status forward(const Batch& batch, std::span<Tensor> outputs) override;
 
   // The same computation in FP32 without quantization. Allocates; not for serving.
   Status forward_reference(ConstTensorView x, Tensor& probabilities, Tensor& label) const;

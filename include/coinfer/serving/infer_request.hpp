@@ -6,13 +6,10 @@
 #include <variant>
 #include <vector>
 
+#include "coinfer/core/parameters.hpp"
 #include "coinfer/core/tensor.hpp"
 
 namespace coinfer {
-
-// A request or tensor "parameters" value as the protocol allows it.
-using ParameterValue = std::variant<bool, std::int64_t, double, std::string>;
-using Parameters = std::vector<std::pair<std::string, ParameterValue>>;
 
 // A protocol-neutral inference request, as decoded from the wire.
 struct InferRequest {

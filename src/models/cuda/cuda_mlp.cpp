@@ -47,11 +47,11 @@ Status CudaMlp::load(const std::filesystem::path& file, std::string name, std::s
   return {};
 }
 
-Status CudaMlp::forward(std::span<const ConstTensorView> inputs, std::span<Tensor> outputs) {
-  if (inputs.size() != 1 || outputs.size() != 2) {
+Status CudaMlp::forward(const Batch& batch, std::span<Tensor> outputs) {
+  if (batch.inputs.size() != 1 || outputs.size() != 2) {
     return {Errc::internal, "CudaMlp::forward: expected 1 input and 2 outputs"};
   }
-  const ConstTensorView& x = inputs[0];
+  const ConstTensorView& x = batch.inputs[0];
   if (x.dtype != DType::FP32 || x.shape.size() != 2 || x.shape[1] != in_features()) {
     return Status::invalid("INPUT0: expected FP32 [-1, " + std::to_string(in_features()) +
                            "], got " + std::string(to_string(x.dtype)) + " " + to_string(x.shape));

@@ -9,13 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "coinfer/ops/gelu.hpp"
 #include "coinfer/ops/quantize.hpp"
 
 namespace coinfer {
 
 // Design: a few oneDNN matmul primitives per layer, created at load for fixed batch sizes
-// M = 1, 2, 4, ... up to max_batch (the buckets); a batch of m rows runs the smallest bucket
-// >= m, its extra rows zero and their results ignored. oneDNN 2.6 picks its fast kernels
+// M = 1, 2, 4, ... up to max_gemm_rows (the buckets); a batch of m rows runs as chunks of
+// max_gemm_rows rows, each through the smallest bucket that holds it, its extra rows stale and
+// their results ignored. Buckets whose primitives ask for the same weights layout share one
+// reordered copy of the weights (on AVX2 every bucket does). oneDNN 2.6 picks its fast kernels
 // (VNNI/AMX brgemm) only when M is known at creation: with a run-time M
 // (DNNL_RUNTIME_DIM_VAL) it falls back to a generic JIT GEMM measured 5-13x slower at these
 // shapes (bench/int8_gemm_bench.cpp). INT32 accumulation is exact, so a row's result does not
@@ -24,19 +27,33 @@ namespace coinfer {
 // AVX2/AVX-512(-VNNI); with an s8 source it shifts and compensates internally on every call,
 // which measured ~20x slower at M = 1 here. We compensate ourselves with a constant per column:
 //   sum_k (q_x + 128) q_w = acc_true + 128 * sum_k q_w[n][k]   (exact in INT32).
+// Without VNNI the kernels add pairs of u8 x s8 products in saturating INT16 (vpmaddubsw), so
+// the sum is exact only while 255 * (|q_w[k]| + |q_w[k+1]|) <= 32767: weight_qmax 63.
+//
+// FP32 input channels (outlier decomposition): their weight columns are zero in W_q (so they
+// neither set a row's weight scale nor add to the GEMM), their activations are zeroed before
+// the row's scale is taken, and the epilogue adds sum_j x[m][c_j] * W[n][c_j] in FP32.
 struct Int8Linear::State {
-  int n = 0;          // out_features
-  int k = 0;          // in_features
-  int max_batch = 0;  // rows preallocated
+  int n = 0;              // out_features
+  int k = 0;              // in_features
+  int max_batch = 0;      // rows one forward() takes
+  int gemm_rows = 0;      // rows one GEMM runs (chunk size); the scratch below holds this many
+  int weight_qmax = 127;  // largest |W_q|
   Activation activation = Activation::none;
 
   std::vector<float> col_scale;    // FP32 [n]: per-output-channel weight scales
   std::vector<float> bias;         // FP32 [n] (zeros when the layer has none)
   std::vector<float> fp32_weight;  // FP32 [n, k] row-major; empty unless kept
   std::vector<std::int32_t> comp;  // INT32 [n]: 128 * sum_k W_q[n][k], the u8-shift term
-  std::vector<std::uint8_t> x_q;   // UINT8 [max_batch, k] row-major: quantized activations +128
-  std::vector<float> row_scale;    // FP32 [max_batch]: per-row activation scales
-  std::vector<std::int32_t> acc;   // INT32 [max_batch, n] row-major: GEMM accumulator
+  std::vector<std::uint8_t> x_q;   // UINT8 [gemm_rows, k] row-major: quantized activations +128
+  std::vector<float> row_scale;    // FP32 [gemm_rows]: per-row activation scales
+
+  std::vector<int> side_channels;  // the FP32 input channels c_j, ascending; usually empty
+  std::vector<float> side_weight;  // FP32 [channels, n]: W[:, c_j] transposed, one row per c_j
+  std::vector<float> side_x;       // FP32 [gemm_rows, channels]: x[m][c_j] of the chunk
+  std::vector<float> masked_row;   // FP32 [k]: one input row with the FP32 channels zeroed
+
+  std::vector<std::int32_t> acc;  // INT32 [gemm_rows, n] row-major: GEMM accumulator
 
   dnnl::engine engine;
   dnnl::stream stream;
@@ -44,7 +61,8 @@ struct Int8Linear::State {
   struct Bucket {
     int m = 0;
     dnnl::matmul matmul;
-    // INT8 quantized W in the layout this primitive asked for (each M may pick its own).
+    // INT8 quantized W in the layout this primitive asked for (each M may pick its own; buckets
+    // that ask for the same layout share one copy).
     dnnl::memory weights;
     dnnl::memory src;  // views x_q as u8 [m, k]
     dnnl::memory dst;  // views acc as s32 [m, n]
@@ -58,17 +76,37 @@ namespace {
 using dt = dnnl::memory::data_type;
 using dims = dnnl::memory::dims;
 
+void activate(float* y, int n, Activation activation) {
+  switch (activation) {
+    case Activation::none:
+      break;
+    case Activation::relu:
+      for (int c = 0; c < n; ++c) y[c] = std::max(y[c], 0.0f);
+      break;
+    case Activation::gelu:
+      gelu_in_place(y, static_cast<std::size_t>(n));
+      break;
+  }
+}
+
 // One fused pass: remove the u8-shift term, dequantize, bias, activation. The activation switch
-// sits outside the loops so that each loop vectorizes.
+// sits outside the loops so that each loop vectorizes. GELU, and any activation after FP32
+// side channels, is a second pass over the row while it is in L1 (gelu() in a loop does not
+// vectorize; gelu_in_place() does, with the same bits); side channels add their products one
+// channel at a time before it.
+// side: the number of FP32 side channels; side_x FP32 [m, side], side_weight FP32 [side, n].
 void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
               const float* row_scale, const float* col_scale, const float* bias,
-              Activation activation, float* y) {
+              Activation activation, int side, const float* side_x, const float* side_weight,
+              float* y) {
+  const Activation fused =
+      side == 0 && activation != Activation::gelu ? activation : Activation::none;
   for (int r = 0; r < m; ++r) {
     const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(n);
     const std::int32_t* a = acc + offset;
     float* out = y + offset;
     const float rs = row_scale[r];
-    switch (activation) {
+    switch (fused) {
       case Activation::none:
         for (int c = 0; c < n; ++c) {
           out[c] = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
@@ -80,13 +118,59 @@ void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
           out[c] = std::max(v, 0.0f);
         }
         break;
-      case Activation::gelu:
-        for (int c = 0; c < n; ++c) {
-          const float v = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
-          out[c] = gelu(v);
-        }
+      case Activation::gelu:  // not fused: see above
         break;
     }
+    const float* xs = side_x + static_cast<std::size_t>(r) * static_cast<std::size_t>(side);
+    for (int j = 0; j < side; ++j) {
+      const float xj = xs[j];
+      const float* wj = side_weight + static_cast<std::size_t>(j) * static_cast<std::size_t>(n);
+      for (int c = 0; c < n; ++c) out[c] = std::fma(xj, wj[c], out[c]);
+    }
+    if (fused != activation) activate(out, n, activation);
+  }
+}
+
+// Rows of x (FP32 [m, k]) quantized as quantize_activations_per_row_u8 does, but with the
+// FP32 side channels zeroed first (copied to side_x, FP32 [m, channels], instead), so that
+// they do not set the row's scale. masked_row: FP32 [k] scratch.
+void quantize_with_side_channels(const float* x, int m, int k, std::span<const int> channels,
+                                 float* masked_row, float* side_x, std::uint8_t* x_q,
+                                 float* row_scale) {
+  const auto width = static_cast<std::size_t>(k);
+  for (int r = 0; r < m; ++r) {
+    const float* xr = x + static_cast<std::size_t>(r) * width;
+    float* xs = side_x + static_cast<std::size_t>(r) * channels.size();
+    std::copy(xr, xr + width, masked_row);
+    for (std::size_t j = 0; j < channels.size(); ++j) {
+      const auto c = static_cast<std::size_t>(channels[j]);
+      xs[j] = xr[c];
+      masked_row[c] = 0.0f;
+    }
+    quantize_activations_per_row_u8(masked_row, 1, k, x_q + static_cast<std::size_t>(r) * width,
+                                    row_scale + r);
+  }
+}
+
+// quantize_weights_per_channel with |q| <= qmax instead of 127 (same rounding).
+void quantize_weights_with_qmax(const float* w, int n, int k, int qmax, std::int8_t* q,
+                                float* scales) {
+  for (int r = 0; r < n; ++r) {
+    const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(k);
+    float max_abs = 0.0f;
+    for (int c = 0; c < k; ++c) max_abs = std::max(max_abs, std::abs(w[offset + c]));
+    if (!(max_abs > 0.0f)) {
+      std::fill(q + offset, q + offset + k, std::int8_t{0});
+      scales[r] = 0.0f;
+      continue;
+    }
+    const float limit = static_cast<float>(qmax);
+    const float inv = limit / max_abs;
+    for (int c = 0; c < k; ++c) {
+      const float v = std::clamp(std::nearbyint(w[offset + c] * inv), -limit, limit);
+      q[offset + c] = static_cast<std::int8_t>(v == v ? v : 0.0f);
+    }
+    scales[r] = max_abs / limit;
   }
 }
 
@@ -100,6 +184,24 @@ Int8Linear& Int8Linear::operator=(Int8Linear&&) noexcept = default;
 Status Int8Linear::create(std::span<const float> weight, std::span<const float> bias,
                           int out_features, int in_features, Activation activation, int max_batch,
                           Int8Linear& out, bool keep_fp32_weight) {
+  Int8LinearOptions options;
+  options.max_batch = max_batch;
+  options.keep_fp32_weight = keep_fp32_weight;
+  return create(weight, bias, out_features, in_features, activation, options, out);
+}
+
+int Int8Linear::saturation_free_weight_qmax() noexcept {
+  // VNNI (vpdpbusd) and AMX accumulate u8 x s8 straight into INT32; the AVX-512 VNNI ISAs
+  // carry bit 0x40 and AVX2-VNNI bit 0x400 in oneDNN's ISA masks.
+  const auto isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+  const bool vnni = (isa & 0x40u) != 0 || (isa & 0x400u) != 0;
+  return vnni ? 127 : 63;
+}
+
+Status Int8Linear::create(std::span<const float> weight, std::span<const float> bias,
+                          int out_features, int in_features, Activation activation,
+                          const Int8LinearOptions& options, Int8Linear& out) {
+  const int max_batch = options.max_batch;
   if (out_features < 1 || in_features < 1 || max_batch < 1) {
     return Status::invalid(
         "Int8Linear: out_features, in_features and max_batch must be >= 1 (got " +
@@ -111,6 +213,22 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
     return Status::invalid("Int8Linear: in_features " + std::to_string(in_features) + " exceeds " +
                            std::to_string(max_in_features) + " (INT32 accumulator range)");
   }
+  if (options.max_gemm_rows < 0 || options.weight_qmax < 0 || options.weight_qmax > 127) {
+    return Status::invalid("Int8Linear: max_gemm_rows must be >= 0 and weight_qmax 0..127 (got " +
+                           std::to_string(options.max_gemm_rows) + ", " +
+                           std::to_string(options.weight_qmax) + ")");
+  }
+  std::vector<int> side_channels(options.fp32_input_channels.begin(),
+                                 options.fp32_input_channels.end());
+  std::sort(side_channels.begin(), side_channels.end());
+  if (!side_channels.empty() &&
+      (side_channels.front() < 0 || side_channels.back() >= in_features ||
+       std::adjacent_find(side_channels.begin(), side_channels.end()) != side_channels.end())) {
+    return Status::invalid("Int8Linear: fp32_input_channels must be distinct channels in 0.." +
+                           std::to_string(in_features - 1));
+  }
+  const int gemm_rows =
+      options.max_gemm_rows == 0 ? max_batch : std::min(options.max_gemm_rows, max_batch);
   const auto n = static_cast<std::size_t>(out_features);
   const auto k = static_cast<std::size_t>(in_features);
   if (weight.size() != n * k) {
@@ -122,25 +240,53 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
     return Status::invalid("Int8Linear: bias has " + std::to_string(bias.size()) +
                            " elements, expected " + std::to_string(n));
   }
+  const int qmax = options.weight_qmax == 0 ? saturation_free_weight_qmax() : options.weight_qmax;
   try {
     auto s = std::make_unique<State>();
     s->n = out_features;
     s->k = in_features;
     s->max_batch = max_batch;
+    s->gemm_rows = gemm_rows;
+    s->weight_qmax = qmax;
     s->activation = activation;
     s->col_scale.resize(n);
     s->bias.assign(n, 0.0f);
     std::copy(bias.begin(), bias.end(), s->bias.begin());
-    if (keep_fp32_weight) s->fp32_weight.assign(weight.begin(), weight.end());
-    const auto rows = static_cast<std::size_t>(max_batch);
+    if (options.keep_fp32_weight) s->fp32_weight.assign(weight.begin(), weight.end());
+    const auto rows = static_cast<std::size_t>(gemm_rows);
     s->x_q.resize(rows * k);
     s->row_scale.resize(rows);
     s->acc.resize(rows * n);
 
+    // The FP32 side channels leave the INT8 weights: W_q's columns there are zero.
+    std::span<const float> int8_weight = weight;
+    std::vector<float> masked_weight;
+    if (!side_channels.empty()) {
+      const std::size_t side = side_channels.size();
+      s->side_channels = side_channels;
+      s->side_weight.resize(side * n);
+      s->side_x.resize(rows * side);
+      s->masked_row.resize(k);
+      masked_weight.assign(weight.begin(), weight.end());
+      for (std::size_t j = 0; j < side; ++j) {
+        const auto c = static_cast<std::size_t>(side_channels[j]);
+        for (std::size_t o = 0; o < n; ++o) {
+          s->side_weight[j * n + o] = weight[o * k + c];
+          masked_weight[o * k + c] = 0.0f;
+        }
+      }
+      int8_weight = masked_weight;
+    }
+
     // W quantized: INT8 [n, k] row-major, the layout the user-side weights memory describes.
     std::vector<std::int8_t> w_q(n * k);
-    quantize_weights_per_channel(weight.data(), out_features, in_features, w_q.data(),
+    if (qmax == 127) {
+      quantize_weights_per_channel(int8_weight.data(), out_features, in_features, w_q.data(),
+                                   s->col_scale.data());
+    } else {
+      quantize_weights_with_qmax(int8_weight.data(), out_features, in_features, qmax, w_q.data(),
                                  s->col_scale.data());
+    }
     s->comp.resize(n);
     for (std::size_t c = 0; c < n; ++c) {
       std::int32_t sum = 0;
@@ -157,7 +303,7 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     std::size_t scratchpad_bytes = 0;
-    for (int m = 1;; m = std::min(2 * m, max_batch)) {
+    for (int m = 1;; m = std::min(2 * m, gemm_rows)) {
       const dnnl::memory::dim M = m;
       const dnnl::memory::desc src_md({M, K}, dt::u8, dims{K, 1});
       const dnnl::memory::desc any_weights_md({K, N}, dt::s8, dnnl::memory::format_tag::any);
@@ -167,13 +313,18 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
       State::Bucket bucket;
       bucket.m = m;
       bucket.matmul = dnnl::matmul(pd);
-      bucket.weights = dnnl::memory(pd.weights_desc(), s->engine);
-      dnnl::reorder(user_weights, bucket.weights).execute(s->stream, user_weights, bucket.weights);
+      if (!s->buckets.empty() && s->buckets.back().weights.get_desc() == pd.weights_desc()) {
+        bucket.weights = s->buckets.back().weights;  // a shared handle, not a copy
+      } else {
+        bucket.weights = dnnl::memory(pd.weights_desc(), s->engine);
+        dnnl::reorder(user_weights, bucket.weights)
+            .execute(s->stream, user_weights, bucket.weights);
+      }
       bucket.src = dnnl::memory(src_md, s->engine, s->x_q.data());
       bucket.dst = dnnl::memory(dst_md, s->engine, s->acc.data());
       scratchpad_bytes = std::max(scratchpad_bytes, pd.scratchpad_desc().get_size());
       s->buckets.push_back(std::move(bucket));
-      if (m == max_batch) break;
+      if (m == gemm_rows) break;
     }
     s->stream.wait();
     s->scratchpad = dnnl::memory(
@@ -195,30 +346,42 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
     return Status::invalid("Int8Linear: batch of " + std::to_string(m) + " rows, expected 1.." +
                            std::to_string(s->max_batch));
   }
-  const State::Bucket& bucket =
-      *std::find_if(s->buckets.begin(), s->buckets.end(), [m](const auto& b) { return b.m >= m; });
-  quantize_activations_per_row_u8(x, m, s->k, s->x_q.data(), s->row_scale.data());
-  // Rows m..bucket.m-1 hold whatever an earlier, larger batch left: their results are ignored.
+  for (int first = 0; first < m; first += s->gemm_rows) {
+    const int rows = std::min(s->gemm_rows, m - first);
+    const float* x_chunk = x + static_cast<std::size_t>(first) * static_cast<std::size_t>(s->k);
+    float* y_chunk = y + static_cast<std::size_t>(first) * static_cast<std::size_t>(s->n);
+    const State::Bucket& bucket = *std::find_if(s->buckets.begin(), s->buckets.end(),
+                                                [rows](const auto& b) { return b.m >= rows; });
+    if (s->side_channels.empty()) {
+      quantize_activations_per_row_u8(x_chunk, rows, s->k, s->x_q.data(), s->row_scale.data());
+    } else {
+      quantize_with_side_channels(x_chunk, rows, s->k, s->side_channels, s->masked_row.data(),
+                                  s->side_x.data(), s->x_q.data(), s->row_scale.data());
+    }
+    // Rows rows..bucket.m-1 hold whatever an earlier, larger chunk left: their results are
+    // ignored.
 
-  // The C API takes the arguments as an array: the C++ one wants an unordered_map, which would
-  // allocate on every call.
-  dnnl_exec_arg_t args[4] = {
-      {DNNL_ARG_SRC, bucket.src.get()},
-      {DNNL_ARG_WEIGHTS, bucket.weights.get()},
-      {DNNL_ARG_DST, bucket.dst.get()},
-      {DNNL_ARG_SCRATCHPAD, s->scratchpad.get()},
-  };
-  if (const auto st = dnnl_primitive_execute(bucket.matmul.get(), s->stream.get(), 4, args);
-      st != dnnl_success) {
-    return {Errc::internal, "Int8Linear: oneDNN matmul failed (dnnl_status " +
-                                std::to_string(static_cast<int>(st)) + ")"};
+    // The C API takes the arguments as an array: the C++ one wants an unordered_map, which
+    // would allocate on every call.
+    dnnl_exec_arg_t args[4] = {
+        {DNNL_ARG_SRC, bucket.src.get()},
+        {DNNL_ARG_WEIGHTS, bucket.weights.get()},
+        {DNNL_ARG_DST, bucket.dst.get()},
+        {DNNL_ARG_SCRATCHPAD, s->scratchpad.get()},
+    };
+    if (const auto st = dnnl_primitive_execute(bucket.matmul.get(), s->stream.get(), 4, args);
+        st != dnnl_success) {
+      return {Errc::internal, "Int8Linear: oneDNN matmul failed (dnnl_status " +
+                                  std::to_string(static_cast<int>(st)) + ")"};
+    }
+    if (const auto st = dnnl_stream_wait(s->stream.get()); st != dnnl_success) {
+      return {Errc::internal, "Int8Linear: oneDNN stream wait failed (dnnl_status " +
+                                  std::to_string(static_cast<int>(st)) + ")"};
+    }
+    epilogue(s->acc.data(), rows, s->n, s->comp.data(), s->row_scale.data(), s->col_scale.data(),
+             s->bias.data(), s->activation, static_cast<int>(s->side_channels.size()),
+             s->side_x.data(), s->side_weight.data(), y_chunk);
   }
-  if (const auto st = dnnl_stream_wait(s->stream.get()); st != dnnl_success) {
-    return {Errc::internal, "Int8Linear: oneDNN stream wait failed (dnnl_status " +
-                                std::to_string(static_cast<int>(st)) + ")"};
-  }
-  epilogue(s->acc.data(), m, s->n, s->comp.data(), s->row_scale.data(), s->col_scale.data(),
-           s->bias.data(), s->activation, y);
   return {};
 }
 
@@ -230,6 +393,16 @@ int Int8Linear::out_features() const noexcept {
 }
 int Int8Linear::max_batch() const noexcept {
   return state_ ? state_->max_batch : 0;
+}
+int Int8Linear::max_gemm_rows() const noexcept {
+  return state_ ? state_->gemm_rows : 0;
+}
+int Int8Linear::weight_qmax() const noexcept {
+  return state_ ? state_->weight_qmax : 0;
+}
+std::span<const int> Int8Linear::fp32_input_channels() const noexcept {
+  if (!state_) return {};
+  return state_->side_channels;
 }
 Activation Int8Linear::activation() const noexcept {
   return state_ ? state_->activation : Activation::none;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/ops/gelu.hpp"
 #include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/ops/quantize.hpp"
 #include "coinfer/ops/reference.hpp"
@@ -136,7 +137,7 @@ TEST_CASE("every int8 linear output lies within the worst-case quantization boun
       double max_w = 0, sum_w = 0;
       for (int i = 0; i < k; ++i) max_w = std::max(max_w, double(std::fabs(wc[i])));
       for (int i = 0; i < k; ++i) sum_w += std::fabs(wc[i]);
-      const double s_w = max_w / 127;
+      const double s_w = max_w / linear.weight_qmax();  // 63 where the CPU lacks VNNI
       const double bound = s_w / 2 * sum_x + s_x / 2 * sum_w + k * s_x * s_w / 4;
       const double err = std::fabs(double(y[std::size_t(r) * n + c]) - ref[std::size_t(r) * n + c]);
       // 1e-5 relative slack for the FP32 epilogue's own rounding.
@@ -146,16 +147,21 @@ TEST_CASE("every int8 linear output lies within the worst-case quantization boun
 }
 
 TEST_CASE("int8 linear is exact when inputs and weights already lie on the int8 grid") {
-  // Every row of x and of W holds integers in [-127, 127] including a +-127, so both scales are
-  // 1 and quantization is lossless: any error would come from the GEMM or the u8-shift term.
+  // Every row of x holds integers in [-127, 127] including a +-127, and every row of W integers
+  // in [-qmax, qmax] including a +-qmax (the layer's weight grid: 127, or 63 without VNNI), so
+  // both scales are 1 and quantization is lossless: any error would come from the GEMM (a
+  // saturated INT16 pair sum, say) or the u8-shift term.
   const int m = 6, n = 33, k = 257;
+  const int qmax = Int8Linear::saturation_free_weight_qmax();
   std::mt19937 rng(5);
-  std::uniform_int_distribution<int> dist(-127, 127);
+  std::uniform_int_distribution<int> dist(-127, 127), wdist(-qmax, qmax);
   std::vector<float> x(std::size_t(m) * k), w(std::size_t(n) * k), b(std::size_t(n), 0.5f);
   for (float& v : x) v = float(dist(rng));
-  for (float& v : w) v = float(dist(rng));
+  for (float& v : w) v = float(wdist(rng));
   for (int r = 0; r < m; ++r) x[std::size_t(r) * k + std::size_t(r)] = (r % 2) ? 127.0f : -127.0f;
-  for (int c = 0; c < n; ++c) w[std::size_t(c) * k + std::size_t(c)] = (c % 2) ? -127.0f : 127.0f;
+  for (int c = 0; c < n; ++c) {
+    w[std::size_t(c) * k + std::size_t(c)] = float((c % 2) ? -qmax : qmax);
+  }
   Int8Linear linear;
   REQUIRE(Int8Linear::create(w, b, n, k, Activation::none, m, linear).ok());
   std::vector<float> y(std::size_t(m) * n), ref(y.size());
@@ -166,8 +172,9 @@ TEST_CASE("int8 linear is exact when inputs and weights already lie on the int8 
 
 // Random-rounding errors add in quadrature: each operand's per-element error is ~step/sqrt(12)
 // with step = max|row| / 127 ~ 3.5 sigma / 127 for Gaussian rows of a few hundred elements,
-// i.e. ~0.8% of the RMS value; two operands give ~1.1% relative error on the output. 2% leaves
-// margin for the largest shapes (larger k means a larger max, hence a coarser step).
+// i.e. ~0.8% of the RMS value; two operands give ~1.1% relative error on the output (~1.6%
+// with the 63-level weight grid of a CPU without VNNI). 2% leaves margin for the largest shapes
+// (larger k means a larger max, hence a coarser step).
 TEST_CASE("int8 linear error on random data is below 2% of the output magnitude") {
   struct Case {
     int m, n, k;
@@ -294,4 +301,92 @@ TEST_CASE("softmax rows sum to one, match the reference and survive large logits
   argmax_rows(x.data(), 2, 3, labels);
   CHECK(labels[0] == 2);
   CHECK(labels[1] == 1);
+}
+
+TEST_CASE("a batch over max_gemm_rows runs in chunks and gives each row the same result") {
+  const int m = 300, n = 48, k = 96;
+  const Layer layer = random_layer(n, k, 31);
+  const auto x = random_normal(std::size_t(m) * k, 32);
+  Int8Linear whole, chunked;
+  REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::gelu, m, whole).ok());
+  Int8LinearOptions options;
+  options.max_batch = m;
+  options.max_gemm_rows = 64;  // 4 chunks of 64 and one of 44 (bucket 64)
+  REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::gelu, options, chunked).ok());
+  CHECK(chunked.max_gemm_rows() == 64);
+  std::vector<float> a(std::size_t(m) * n), b(a.size());
+  REQUIRE(whole.forward(x.data(), m, a.data()).ok());
+  REQUIRE(chunked.forward(x.data(), m, b.data()).ok());
+  CHECK(a == b);
+}
+
+TEST_CASE("weights quantized to 63 levels keep int8 linear exact on CPUs without VNNI") {
+  // Inputs on the int8 grid with +-127 in every row (u8 values up to 255) and weights on the
+  // 63 grid: every pair of u8 x s8 products stays within INT16, so even AVX2's saturating
+  // vpmaddubsw adds them exactly.
+  const int m = 6, n = 33, k = 257;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> xs(-127, 127), ws(-63, 63);
+  std::vector<float> x(std::size_t(m) * k), w(std::size_t(n) * k), b(std::size_t(n), 0.5f);
+  for (float& v : x) v = float(xs(rng));
+  for (float& v : w) v = float(ws(rng));
+  for (int r = 0; r < m; ++r) x[std::size_t(r) * k + std::size_t(r)] = (r % 2) ? 127.0f : -127.0f;
+  for (int c = 0; c < n; ++c) w[std::size_t(c) * k + std::size_t(c)] = (c % 2) ? -63.0f : 63.0f;
+  Int8LinearOptions options;
+  options.max_batch = m;
+  options.weight_qmax = 63;
+  Int8Linear linear;
+  REQUIRE(Int8Linear::create(w, b, n, k, Activation::none, options, linear).ok());
+  std::vector<float> y(std::size_t(m) * n), ref(y.size());
+  REQUIRE(linear.forward(x.data(), m, y.data()).ok());
+  linear_fp32_reference(x.data(), m, k, w.data(), n, b.data(), Activation::none, ref.data());
+  CHECK(y == ref);
+  const int qmax = Int8Linear::saturation_free_weight_qmax();
+  CHECK((qmax == 63 || qmax == 127));
+}
+
+TEST_CASE("an outlier input channel run in fp32 no longer coarsens the other channels") {
+  const int m = 8, n = 64, k = 256, outlier = 37;
+  const Layer layer = random_layer(n, k, 41);
+  auto x = random_normal(std::size_t(m) * k, 42);
+  for (int r = 0; r < m; ++r) x[std::size_t(r) * k + outlier] = 60.0f + float(r);
+  std::vector<float> ref(std::size_t(m) * n), y(ref.size());
+  linear_fp32_reference(x.data(), m, k, layer.w.data(), n, layer.b.data(), Activation::relu,
+                        ref.data());
+  const int channels[] = {outlier};
+  double errors[2];
+  for (int side = 0; side < 2; ++side) {
+    Int8LinearOptions options;
+    options.max_batch = m;
+    if (side == 1) options.fp32_input_channels = channels;
+    Int8Linear linear;
+    REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::relu, options, linear).ok());
+    CHECK(linear.fp32_input_channels().size() == std::size_t(side));
+    REQUIRE(linear.forward(x.data(), m, y.data()).ok());
+    errors[side] = relative_error(y, ref);
+  }
+  MESSAGE("relative error with the outlier quantized " << errors[0] << ", in fp32 " << errors[1]);
+  CHECK(errors[1] < 0.02);
+  CHECK(errors[1] < errors[0] / 3);
+
+  Int8LinearOptions bad;
+  bad.max_batch = m;
+  const int out_of_range[] = {k};
+  bad.fp32_input_channels = out_of_range;
+  Int8Linear linear;
+  CHECK(Int8Linear::create(layer.w, layer.b, n, k, Activation::none, bad, linear).code() ==
+        Errc::invalid_argument);
+}
+
+TEST_CASE("the vectorized gelu gives gelu()'s bits for every input") {
+  std::vector<float> v;
+  for (float x = -10.0f; x <= 10.0f; x += 0.00123f) v.push_back(x);
+  for (float x : {0.0f, -0.0f, 4.0f * 1.41421356f, -4.0f * 1.41421356f, 1e-30f, -1e30f, 1e30f}) {
+    v.push_back(x);
+  }
+  std::vector<float> y = v;
+  gelu_in_place(y.data(), y.size());
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) same += y[i] == gelu(v[i]) ? 1 : 0;
+  CHECK(same == v.size());
 }

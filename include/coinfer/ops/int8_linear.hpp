@@ -8,13 +8,39 @@
 
 namespace coinfer {
 
+// How create() builds a layer.
+struct Int8LinearOptions {
+  int max_batch = 1;  // the most rows one forward() takes
+  // The most rows one oneDNN GEMM runs: a larger batch runs as consecutive chunks of this many
+  // rows, each quantized, multiplied and finished by the epilogue before the next. The scratch
+  // then holds max_gemm_rows rows instead of max_batch, and a chunk's accumulator is still in
+  // cache when the epilogue reads it: what a model batching thousands of tokens wants.
+  // 0: max_batch (one GEMM per forward()).
+  int max_gemm_rows = 0;
+  // The largest |q| of a quantized weight (scale_c = max|W_c| / weight_qmax), 1..127, or 0 for
+  // saturation_free_weight_qmax(). 127 uses the full INT8 range, but without VNNI (AVX2)
+  // oneDNN's u8 x s8 kernels add pairs of products in saturating INT16 (vpmaddubsw):
+  // 2 * 255 * 127 overflows it, 2 * 255 * 63 does not. So the default is 127 where VNNI or AMX
+  // accumulate in INT32 and 63 elsewhere: never a silently saturated (wrong) sum.
+  int weight_qmax = 0;
+  // Input channels multiplied in FP32 beside the INT8 GEMM (LLM.int8()-style outlier
+  // decomposition). A few channels whose activations run far above the others (transformer
+  // hidden states have some) would set every row's scale and leave the rest a few levels;
+  // taken out, they neither set the row's scale nor their weight columns the weight scales,
+  // and the epilogue adds x[m][c] * W[n][c] for each in FP32 (one FMA per output element
+  // per channel). Distinct, in 0..in_features-1; usually a handful or none.
+  std::span<const int> fp32_input_channels = {};
+  bool keep_fp32_weight = false;  // keep the FP32 masters (fp32_weight()) for a reference path
+};
+
 // A fully connected layer y = act(x W^T + b) run in INT8 on the CPU (oneDNN):
 // - weights quantized once at create(), symmetric per output channel (see quantize.hpp);
 // - activations quantized per row at each forward();
-// - u8 (activations +128) x s8 -> s32 GEMM, then one fused epilogue pass per element:
-//     y[m][n] = act((acc[m][n] - 128 * sum_k W_q[n][k]) * row_scale[m] * col_scale[n] + b[n]).
+// - u8 (activations +128) x s8 -> s32 GEMM, then an epilogue over each row while it is in cache:
+//     y[m][n] = act((acc[m][n] - 128 * sum_k W_q[n][k]) * row_scale[m] * col_scale[n] + b[n])
+//   (plus, before act, the FP32 products of fp32_input_channels, if any).
 // Every buffer forward() touches (quantized x, row scales, accumulator, oneDNN scratchpad)
-// is allocated at create() for max_batch rows; forward() allocates nothing and creates no
+// is allocated at create() for max_gemm_rows rows; forward() allocates nothing and creates no
 // oneDNN primitive. One instance is never run concurrently; distinct instances may be.
 class Int8Linear {
  public:
@@ -32,14 +58,26 @@ class Int8Linear {
   static Status create(std::span<const float> weight, std::span<const float> bias, int out_features,
                        int in_features, Activation activation, int max_batch, Int8Linear& out,
                        bool keep_fp32_weight = false);
+  // The same with every option (the overload above sets max_batch and keep_fp32_weight and
+  // leaves the others at their defaults).
+  static Status create(std::span<const float> weight, std::span<const float> bias, int out_features,
+                       int in_features, Activation activation, const Int8LinearOptions& options,
+                       Int8Linear& out);
+
+  // 63 on a CPU whose INT8 kernels saturate pairs of u8 x s8 products (no VNNI), else 127.
+  static int saturation_free_weight_qmax() noexcept;
 
   // x: FP32 [m, in_features] row-major; y: FP32 [m, out_features] row-major; 1 <= m <=
-  // max_batch. x and y must not overlap.
+  // max_batch. x and y must not overlap. A row's result does not depend on m or on the other
+  // rows (per-row scales, exact INT32 accumulation).
   Status forward(const float* x, int m, float* y);
 
   int in_features() const noexcept;
   int out_features() const noexcept;
   int max_batch() const noexcept;
+  int max_gemm_rows() const noexcept;
+  int weight_qmax() const noexcept;
+  std::span<const int> fp32_input_channels() const noexcept;  // ascending
   Activation activation() const noexcept;
   std::span<const float> weight_scales() const noexcept;  // FP32 [out_features]
   std::span<const float> bias() const noexcept;           // FP32 [out_features] (zeros if none)

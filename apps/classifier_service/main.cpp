@@ -3,8 +3,8 @@
 // Open Inference Protocol v2 and over a route of your own design, drain on SIGTERM.
 //
 //   POST /v2/models/digits/infer   OIP v2 (tritonclient, curl, ...)
-//   POST /v1/classify              {"pixels": [64 numbers 0..16]} -> {"label": 3, "probability": 0.99}
-//   GET  /metrics                  Prometheus
+//   POST /v1/classify              {"pixels": [64 numbers 0..16]} -> {"label": 3, "probability":
+//   0.99} GET  /metrics                  Prometheus
 #include <simdjson.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -15,10 +15,10 @@
 #include <cstdio>
 
 #include "coinfer/core/config.hpp"
+#include "coinfer/core/json_writer.hpp"
 #include "coinfer/models/mlp.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
-#include "coinfer/core/json_writer.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/model_repository.hpp"
@@ -30,41 +30,54 @@ namespace {
 
 constexpr std::int64_t kPixels = 64;
 
-// The custom route: parse the body in place, write the pixels straight into this request's
-// row of the batcher's staging buffer, await the batch, answer with the top class.
+// The custom route's wire format, decoded in place: the pixels go straight into this
+// request's row of the batcher's staging buffer (the sink), as the OIP decoder's elements do.
+class ClassifyDecoder final : public RequestDecoder {
+ public:
+  explicit ClassifyDecoder(const net::HttpRequest& req) : req_(req) {}
+  Status decode(const ModelMetadata&, InferRequest& request, InputSink* sink) override {
+    thread_local simdjson::ondemand::parser parser;  // reused buffers, one per I/O thread
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::array pixels;
+    if (parser.iterate(req_.body.data(), req_.body.size(), req_.body_capacity).get(doc) ||
+        doc["pixels"].get_array().get(pixels)) {
+      return Status::invalid("body must be {\"pixels\": [64 numbers]}");
+    }
+    const Shape shape{1, kPixels};
+    std::span<std::byte> destination;
+    if (auto status = sink->allocate({&shape, 1}, request.parameters, {&destination, 1}); !status) {
+      return status;  // e.g. a full queue
+    }
+    auto* row = reinterpret_cast<float*>(destination.data());
+    std::int64_t count = 0;
+    for (auto element : pixels) {
+      double value = 0;
+      if (count == kPixels || element.get_double().get(value)) {
+        return Status::invalid("pixels: expected exactly 64 numbers");  // the row is given back
+      }
+      row[count++] = static_cast<float>(value);
+    }
+    if (count != kPixels) {
+      return Status::invalid("pixels: expected 64 numbers, got " + std::to_string(count));
+    }
+    return {};
+  }
+
+ private:
+  const net::HttpRequest& req_;
+};
+
+// The custom route: the endpoint's pipeline (limits, batching, metrics) with this route's
+// decoder, then an answer with the top class.
 asio::awaitable<void> classify(Endpoint& endpoint, const net::HttpRequest& req,
                                net::HttpResponse& res) {
-  thread_local simdjson::ondemand::parser parser;  // reused buffers, one per I/O thread
-  simdjson::ondemand::document doc;
-  simdjson::ondemand::array pixels;
-  if (parser.iterate(req.body.data(), req.body.size(), req.body_capacity).get(doc) ||
-      doc["pixels"].get_array().get(pixels)) {
-    res.error(400, "body must be {\"pixels\": [64 numbers]}");
-    co_return;
-  }
+  ClassifyDecoder decoder(req);
+  InferRequest request;
   BatchTicket ticket;
-  const Shape shape{1, kPixels};
-  if (auto status = endpoint.batcher().reserve({&shape, 1}, {}, ticket); !status.ok()) {
-    res.error(http_status(status.code()), status.message());
-    co_return;
-  }
-  auto* row = reinterpret_cast<float*>(ticket.input(0).data());
-  std::int64_t count = 0;
-  for (auto element : pixels) {
-    double value = 0;
-    if (count == kPixels || element.get_double().get(value)) {
-      res.error(400, "pixels: expected exactly 64 numbers");
-      co_return;  // the ticket gives its row back
-    }
-    row[count++] = static_cast<float>(value);
-  }
-  if (count != kPixels) {
-    res.error(400, "pixels: expected 64 numbers, got " + std::to_string(count));
-    co_return;
-  }
-  const Status status = co_await endpoint.batcher().async_submit(ticket, {}, asio::use_awaitable);
+  const Status status = co_await endpoint.infer(decoder, request, ticket);
   if (!status.ok()) {
     res.error(http_status(status.code()), status.message());
+    if (status.code() == Errc::unavailable) res.headers.emplace_back("Retry-After", "1");
     co_return;
   }
   const auto label = ticket.outputs()[1].values<std::int64_t>()[0];
@@ -95,9 +108,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (port) config.server.port = *port;
-  const auto model_config =
-      std::find_if(config.models.begin(), config.models.end(),
-                   [](const ModelConfig& m) { return m.name == "digits"; });
+  const auto model_config = std::find_if(config.models.begin(), config.models.end(),
+                                         [](const ModelConfig& m) { return m.name == "digits"; });
   if (model_config == config.models.end()) {
     std::fprintf(stderr, "classifier_service: %s has no [models.digits]\n", config_path.c_str());
     return 2;

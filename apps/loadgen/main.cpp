@@ -87,6 +87,9 @@ struct Options {
   std::string url_text;
   net::Method method = net::Method::get;
   std::string body;
+  // --body-lines: one body per line, sent in turn (varied requests, e.g. sentences of many
+  // lengths); empty: every request sends `body`.
+  std::vector<std::string> bodies;
   std::string content_type = "application/json";
   double duration_s = 10;
   double warmup_s = 1;
@@ -207,6 +210,7 @@ struct Shard {
   std::vector<WsConnection>& ws;  // empty over HTTP
   RunResult& result;
   Schedule schedule;
+  std::size_t next_body = 0;  // --body-lines: the next line to send (one shard, one thread)
 };
 
 // A worker's reused response buffers, one per transport.
@@ -239,15 +243,16 @@ asio::awaitable<bool> ensure_open(Shard& s, WsConnection& c) {
 
 asio::awaitable<Outcome> send_request(Shard& s, int worker, WorkerResult& r) {
   const auto& o = s.options;
+  const std::string& body = o.bodies.empty() ? o.body : o.bodies[s.next_body++ % o.bodies.size()];
   if (s.ws.empty()) {
     const Status status =
-        co_await s.client.request(o.method, o.url.target, o.body, o.content_type, r.http);
+        co_await s.client.request(o.method, o.url.target, body, o.content_type, r.http);
     co_return Outcome{status.ok() ? r.http.status : 0, r.http.failure};
   }
   WsConnection& c = s.ws[static_cast<std::size_t>(worker) % s.ws.size()];
   if (!co_await ensure_open(s, c)) co_return Outcome{0, Failure::connect};
   // The session matches the reply to this call by the id it gave the request.
-  (void)co_await c.session->infer(o.model, o.body, r.ws);
+  (void)co_await c.session->infer(o.model, body, r.ws);
   co_return Outcome{r.ws.status, r.ws.failure};
 }
 
@@ -625,7 +630,12 @@ int main(int argc, char** argv) {
   cli.add_option("--model", o.model, "ws://: the model_name of every infer request");
   cli.add_option("--method", method, "HTTP method (default: POST with a body, else GET)");
   auto* body_opt = cli.add_option("--body", body, "request body");
-  cli.add_option("--body-file", body_file, "file holding the request body")->excludes(body_opt);
+  auto* file_opt =
+      cli.add_option("--body-file", body_file, "file holding the request body")->excludes(body_opt);
+  std::string body_lines;
+  cli.add_option("--body-lines", body_lines, "file with one request body per line, sent in turn")
+      ->excludes(body_opt)
+      ->excludes(file_opt);
   cli.add_option("--content-type", o.content_type, "Content-Type sent with a body")
       ->capture_default_str();
   cli.add_option("--duration-s", o.duration_s, "measured seconds")->capture_default_str();
@@ -692,7 +702,21 @@ int main(int argc, char** argv) {
     text << in.rdbuf();
     o.body = text.str();
   }
-  const bool has_body = body || !body_file.empty();
+  if (!body_lines.empty()) {
+    std::ifstream in(body_lines, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "coinfer-loadgen: --body-lines: cannot read '%s'\n", body_lines.c_str());
+      return 2;
+    }
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) o.bodies.push_back(std::move(line));
+    }
+    if (o.bodies.empty()) {
+      std::fprintf(stderr, "coinfer-loadgen: --body-lines: '%s' has no body\n", body_lines.c_str());
+      return 2;
+    }
+  }
+  const bool has_body = body || !body_file.empty() || !o.bodies.empty();
   o.method = has_body ? net::Method::post : net::Method::get;
   if (!method.empty()) {
     const auto m = parse_method(method);
@@ -708,8 +732,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "coinfer-loadgen: ws:// needs --model and an infer request body\n");
       return 2;
     }
-    if (auto status = websocket_request(o.body); !status.ok()) {
-      std::fprintf(stderr, "coinfer-loadgen: --body: %s\n", status.message().c_str());
+    if (auto status = websocket_request(o.body); !o.bodies.empty() || !status.ok()) {
+      std::fprintf(stderr, "coinfer-loadgen: --body: %s\n",
+                   o.bodies.empty() ? status.message().c_str() : "--body-lines is HTTP only");
       return 2;
     }
   }

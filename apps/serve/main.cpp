@@ -1,5 +1,6 @@
 // coinfer-serve: the default inference service. Loads a TOML config, serves its models over
-// the Open Inference Protocol v2 (HTTP/1.1), and drains in-flight requests on SIGINT/SIGTERM.
+// the Open Inference Protocol v2 (HTTP/1.1 and WebSocket) and OpenAI's API, and drains in-flight
+// requests on SIGINT/SIGTERM.
 //
 // Copy this file to start your own service: everything it does is a few library calls.
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -16,6 +17,7 @@
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
+#include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/model_repository.hpp"
 
@@ -56,15 +58,15 @@ int main(int argc, char** argv) {
   CpuExecutor executor(config.compute.threads);  // compute pool, apart from the I/O threads
   std::vector<std::unique_ptr<Executor>> device_executors;  // e.g. a CudaExecutor per GPU model
   for (const auto& model_config : config.models) {
-    std::shared_ptr<Model> model;
-    std::unique_ptr<Executor> device_executor;
-    Status status = make_builtin_model(model_config, model, device_executor);
+    LoadedModel loaded;
+    Status status = make_model(model_config, loaded);
     if (status.ok()) {
-      Executor& runs_on = device_executor ? *device_executor : executor;
-      status = repository.add(std::make_unique<Endpoint>(std::move(model), io.get_executor(),
-                                                         runs_on, batch_policy(model_config)));
+      Executor& runs_on = loaded.device_executor ? *loaded.device_executor : executor;
+      status = repository.add(std::make_unique<Endpoint>(std::move(loaded.model), io.get_executor(),
+                                                         runs_on, batch_policy(model_config),
+                                                         std::move(loaded.text)));
     }
-    if (device_executor) device_executors.push_back(std::move(device_executor));
+    if (loaded.device_executor) device_executors.push_back(std::move(loaded.device_executor));
     if (!status.ok()) {
       std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
       return 2;
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
 
   net::Router router;
   add_oip_routes(router, repository);
+  add_openai_routes(router, repository);  // /v1/embeddings, /v1/models, /tokenize, /detokenize
   net::HttpServer server(io.get_executor(), config.server, router);
   if (auto status = server.listen(); !status.ok()) {
     std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());

@@ -79,8 +79,9 @@ DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Mod
       // Fixed unit shape ([-1, 64], or a ragged [-1, -1]): the memory is taken now, not on the
       // serving path. A ragged model's dense inputs must have a fixed row shape.
       const Shape unit = unit_shape(spec, spec.shape);
-      const bool fixed = spec.dtype != DType::Bytes &&
-                         std::all_of(unit.begin(), unit.end(), [](std::int64_t d) { return d >= 0; });
+      const bool fixed =
+          spec.dtype != DType::Bytes &&
+          std::all_of(unit.begin(), unit.end(), [](std::int64_t d) { return d >= 0; });
       assert(fixed || !ragged_);
       if (fixed) {
         const auto units = spec.ragged ? static_cast<std::size_t>(max_batch_tokens_) : per_buffer;
@@ -155,7 +156,8 @@ Status DynamicBatcher::reserve(std::span<const Shape> input_shapes, const Submit
                              std::to_string(rows) + " rows");
     }
     for (std::int64_t r = 0; r < rows; ++r) {
-      const std::int64_t length = lengths.empty() ? ragged_length : lengths[static_cast<std::size_t>(r)];
+      const std::int64_t length =
+          lengths.empty() ? ragged_length : lengths[static_cast<std::size_t>(r)];
       if (length < 1) return Status::invalid("row " + std::to_string(r) + " is empty");
       tokens += length;
     }
@@ -187,8 +189,8 @@ Status DynamicBatcher::reserve(std::span<const Shape> input_shapes, const Submit
   if (!buffer) {
     if (metrics_) metrics_->rejected.add();
     return Status(Errc::unavailable, "no staging buffer free: " + std::to_string(queued_) +
-                                         " requests waiting in " +
-                                         std::to_string(buffers_.size()) + " buffers");
+                                         " requests waiting in " + std::to_string(buffers_.size()) +
+                                         " buffers");
   }
   ticket.batcher_ = this;
   ticket.buffer_ = buffer;
@@ -274,11 +276,12 @@ StagingBuffer* DynamicBatcher::place(std::span<const Shape> input_shapes, int pr
     b->row_bytes.resize(input_shapes.size());
     for (std::size_t i = 0; i < input_shapes.size(); ++i) {
       b->row_shapes[i] = unit_shape(specs[i], input_shapes[i]);
-      b->row_bytes[i] = static_cast<std::size_t>(element_count(b->row_shapes[i])) *
-                        element_size(specs[i].dtype);
+      b->row_bytes[i] =
+          static_cast<std::size_t>(element_count(b->row_shapes[i])) * element_size(specs[i].dtype);
       // Fixed unit shapes: all the capacity taken at construction. Variable: these rows.
       const Shape unit = unit_shape(specs[i], specs[i].shape);
-      const bool fixed = std::all_of(unit.begin(), unit.end(), [](std::int64_t d) { return d >= 0; });
+      const bool fixed =
+          std::all_of(unit.begin(), unit.end(), [](std::int64_t d) { return d >= 0; });
       const auto units = specs[i].ragged ? static_cast<std::size_t>(max_batch_tokens_)
                          : fixed         ? static_cast<std::size_t>(policy_.max_batch_size)
                                          : static_cast<std::size_t>(rows);
@@ -296,6 +299,10 @@ void DynamicBatcher::free_locked(StagingBuffer& b) {
   b.tickets.clear();
   b.used_rows = 0;
   b.used_tokens = 0;
+  trim_locked(b);
+}
+
+void DynamicBatcher::trim_locked(StagingBuffer& b) {
   const auto& specs = model_.metadata().inputs;
   for (std::size_t i = 0; i < b.inputs.size(); ++i) {
     const bool variable = std::any_of(specs[i].shape.begin() + 1, specs[i].shape.end(),
@@ -365,11 +372,10 @@ void DynamicBatcher::expire_locked(clock::time_point now) {
 // waited max_queue_delay. Among ready buffers the highest priority goes first, then the oldest.
 StagingBuffer* DynamicBatcher::pick_ready_locked(clock::time_point now,
                                                  clock::time_point& next_wake) {
-  const int min_preferred =
-      policy_.preferred_batch_sizes.empty()
-          ? policy_.max_batch_size
-          : *std::min_element(policy_.preferred_batch_sizes.begin(),
-                              policy_.preferred_batch_sizes.end());
+  const int min_preferred = policy_.preferred_batch_sizes.empty()
+                                ? policy_.max_batch_size
+                                : *std::min_element(policy_.preferred_batch_sizes.begin(),
+                                                    policy_.preferred_batch_sizes.end());
   StagingBuffer* best = nullptr;
   clock::time_point best_oldest{};
   for (auto& b : buffers_) {
@@ -460,7 +466,8 @@ void DynamicBatcher::maybe_flush_locked() {
       continue;
     }
     for (const BatchTicket* t : b->tickets) {
-      if (t && t->state_ == BatchTicket::State::queued) next_wake = std::min(next_wake, t->deadline_);
+      if (t && t->state_ == BatchTicket::State::queued)
+        next_wake = std::min(next_wake, t->deadline_);
     }
   }
   arm_timer_locked(next_wake);
@@ -548,7 +555,8 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
         if (out.dtype() == DType::Bytes) {
           const auto per_row = out.strings().size() / static_cast<std::size_t>(rows);
           std::copy_n(out.strings().begin() + static_cast<std::ptrdiff_t>(per_row * t->row_),
-                      per_row * static_cast<std::size_t>(t->rows_), t->outputs_[j].strings().begin());
+                      per_row * static_cast<std::size_t>(t->rows_),
+                      t->outputs_[j].strings().begin());
         } else {
           const auto per_row = out.bytes().size() / static_cast<std::size_t>(rows);
           std::memcpy(t->outputs_[j].bytes().data(),
@@ -563,7 +571,9 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
   }
 
   std::lock_guard lock(mutex_);
-  // The tickets' state changes under the lock: cancel() reads it there.
+  // Memory given back before any request hears of its answer; the tickets' state changes
+  // under the lock (cancel() reads it there).
+  trim_locked(buffer);
   for (BatchTicket* t : buffer.tickets) {
     t->state_ = BatchTicket::State::done;
     complete(*t, status);

@@ -1,10 +1,11 @@
 #include "coinfer/core/config.hpp"
 
+#include <toml++/toml.h>
+
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace coinfer {
 namespace {
@@ -71,6 +72,8 @@ class TableReader {
     return {};
   }
 
+  bool seen(const std::string& key) const { return seen_.contains(key); }
+  void mark_seen(const std::string& key) { seen_.insert(key); }
   void fail(std::string_view key, std::string message) {
     if (status_.ok()) status_ = Status::invalid(prefix_ + std::string(key) + ": " + message);
   }
@@ -127,9 +130,27 @@ Status read_model(const toml::table& table, ModelConfig& m) {
   r.integer("max_queue_delay_us", m.max_queue_delay_us);
   r.integers("preferred_batch_sizes", m.preferred_batch_sizes);
   r.integer("max_queue_size", m.max_queue_size);
+  r.integer("max_batch_bytes", m.max_batch_bytes);
   r.integer("default_timeout_us", m.default_timeout_us);
   r.integer("priority_levels", m.priority_levels);
   r.integer("default_priority", m.default_priority);
+  // The rest belongs to the kind: kept for its loader, which rejects what it does not know.
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    if (r.seen(name)) continue;
+    if (auto b = node.value_exact<bool>()) {
+      m.options.emplace_back(name, *b);
+    } else if (auto i = node.value_exact<std::int64_t>()) {
+      m.options.emplace_back(name, *i);
+    } else if (auto d = node.value_exact<double>()) {
+      m.options.emplace_back(name, *d);
+    } else if (auto s = node.value_exact<std::string>()) {
+      m.options.emplace_back(name, *s);
+    } else {
+      r.fail(name, "expected a boolean, a number or a string");
+    }
+    r.mark_seen(name);
+  }
   if (m.kind.empty()) r.fail("kind", "missing (which model class to serve)");
   if (m.device != "cpu" && m.device != "cuda" &&
       !(m.device.starts_with("cuda:") && m.device.size() > 5 &&
@@ -147,6 +168,7 @@ Status read_model(const toml::table& table, ModelConfig& m) {
     }
   }
   if (m.max_queue_size < 1) r.fail("max_queue_size", "must be at least 1");
+  if (m.max_batch_bytes < 1) r.fail("max_batch_bytes", "must be at least 1");
   if (m.priority_levels < 1) r.fail("priority_levels", "must be at least 1");
   if (m.default_priority < 1 || m.default_priority > m.priority_levels) {
     r.fail("default_priority", "must be within 1..priority_levels");
@@ -200,6 +222,7 @@ Status load_config(const std::filesystem::path& path, Config& out) {
   if (!status.ok()) return Status::invalid(path.string() + ": " + status.message());
   // Relative weight paths name files next to the config, wherever the service is started.
   for (auto& model : out.models) {
+    model.base_dir = path.parent_path().string();
     if (!model.weights.empty() && std::filesystem::path(model.weights).is_relative()) {
       model.weights = (path.parent_path() / model.weights).lexically_normal().string();
     }
@@ -235,10 +258,14 @@ std::string to_toml(const Config& c) {
                       {"max_queue_delay_us", m.max_queue_delay_us},
                       {"preferred_batch_sizes", preferred},
                       {"max_queue_size", static_cast<std::int64_t>(m.max_queue_size)},
+                      {"max_batch_bytes", static_cast<std::int64_t>(m.max_batch_bytes)},
                       {"default_timeout_us", m.default_timeout_us},
                       {"priority_levels", m.priority_levels},
                       {"default_priority", m.default_priority}};
     if (m.device != "cpu") model.insert("cuda_streams", m.cuda_streams);
+    for (const auto& [key, value] : m.options) {
+      std::visit([&](const auto& v) { model.insert(key, v); }, value);
+    }
     models.insert(m.name, std::move(model));
   }
   toml::table root{{"server", server},

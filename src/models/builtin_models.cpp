@@ -26,12 +26,8 @@ bool parse_cuda_device(const std::string& device, int& index) {
   return ec == std::errc() && end == last && index >= 0;
 }
 
-Status make_cuda_model(const ModelConfig& config, int device_index, std::shared_ptr<Model>& out,
-                       std::unique_ptr<Executor>& device_executor) {
+Status make_cuda_mlp(const ModelConfig& config, int device_index, LoadedModel& out) {
   const std::string key = "models." + config.name + ".device: ";
-  if (config.kind != "mlp") {
-    return Status::invalid(key + config.device + " is supported for kind 'mlp' only");
-  }
 #ifdef COINFER_HAVE_CUDA
   std::unique_ptr<CudaExecutor> executor;
   if (auto s = CudaExecutor::create(device_index, config.cuda_streams, executor); !s) {
@@ -43,68 +39,92 @@ Status make_cuda_model(const ModelConfig& config, int device_index, std::shared_
       !s) {
     return Status(s.code(), "models." + config.name + ".weights: " + s.message());
   }
-  out = std::move(mlp);
-  device_executor = std::move(executor);
+  out.model = std::move(mlp);
+  out.device_executor = std::move(executor);
   return {};
 #else
   (void)device_index;
   (void)out;
-  (void)device_executor;
   return {Errc::unavailable, key + config.device + " requested but this build has no CUDA"};
 #endif
 }
 
+Status load_identity(const ModelConfig& config, ModelOptions&, LoadedModel& out) {
+  out.model = std::make_shared<IdentityModel>(config.name, config.version, config.max_batch_size);
+  return {};
+}
+
+Status load_mlp(const ModelConfig& config, ModelOptions&, LoadedModel& out) {
+  if (config.weights.empty()) {
+    return Status::invalid("models." + config.name +
+                           ".weights: required for kind 'mlp' (a safetensors file)");
+  }
+  if (config.device != "cpu") {
+    int index = 0;
+    parse_cuda_device(config.device, index);  // checked by make_model
+    return make_cuda_mlp(config, index, out);
+  }
+  std::unique_ptr<Mlp> mlp;
+  if (auto status =
+          Mlp::load(config.weights, config.name, config.version, config.max_batch_size, mlp);
+      !status) {
+    return Status(status.code(), "models." + config.name + ".weights: " + status.message());
+  }
+  out.model = std::move(mlp);
+  return {};
+}
+
 }  // namespace
 
-Status make_builtin_model(const ModelConfig& config, std::shared_ptr<Model>& out,
-                          std::unique_ptr<Executor>& device_executor) {
-  device_executor.reset();
+const ModelKind identity_kind{"identity", load_identity};
+const ModelKind mlp_kind{"mlp", load_mlp};
+
+std::span<const ModelKind* const> builtin_model_kinds() noexcept {
+  static const ModelKind* const kinds[] = {&identity_kind, &mlp_kind, &sentence_embedding_kind};
+  return kinds;
+}
+
+Status make_model(const ModelConfig& config, LoadedModel& out,
+                  std::span<const ModelKind* const> kinds) {
+  out = LoadedModel{};
+  const ModelKind* kind = nullptr;
+  std::string known;
+  for (const ModelKind* k : kinds) {
+    if (k->name == config.kind) kind = k;
+    known += (known.empty() ? "" : ", ") + std::string(k->name);
+  }
   if (config.device != "cpu") {
     int index = 0;
     if (!parse_cuda_device(config.device, index)) {
       return Status::invalid("models." + config.name + ".device: unknown device '" + config.device +
                              "' (known: cpu, cuda, cuda:N)");
     }
-    if (config.kind == "mlp" && config.weights.empty()) {
-      return Status::invalid("models." + config.name +
-                             ".weights: required for kind 'mlp' (a safetensors file)");
+    if (kind != &mlp_kind) {
+      return Status::invalid("models." + config.name + ".device: " + config.device +
+                             " is supported for kind 'mlp' only");
     }
-    return make_cuda_model(config, index, out, device_executor);
   }
-  if (config.kind == "identity") {
-    out = std::make_shared<IdentityModel>(config.name, config.version, config.max_batch_size);
-    return {};
+  if (!kind) {
+    return Status::invalid("models." + config.name + ".kind: unknown model kind '" + config.kind +
+                           "' (known: " + known + ")");
   }
-  if (config.kind == "mlp") {
-    if (config.weights.empty()) {
-      return Status::invalid("models." + config.name +
-                             ".weights: required for kind 'mlp' (a safetensors file)");
-    }
-    std::unique_ptr<Mlp> mlp;
-    if (auto status =
-            Mlp::load(config.weights, config.name, config.version, config.max_batch_size, mlp);
-        !status) {
-      return Status(status.code(), "models." + config.name + ".weights: " + status.message());
-    }
-    out = std::move(mlp);
-    return {};
-  }
-  return Status::invalid("models." + config.name + ".kind: unknown model kind '" + config.kind +
-                         "' (known: identity, mlp)");
+  ModelOptions options(config);
+  Status status = kind->load(config, options, out);
+  if (status.ok()) status = options.finish();
+  if (!status.ok()) out = LoadedModel{};
+  return status;
 }
 
 Status make_builtin_model(const ModelConfig& config, std::shared_ptr<Model>& out) {
-  if (config.device != "cpu") {
-    // Checked first so that a build or machine without CUDA says so.
-    std::unique_ptr<Executor> executor;
-    Status s = make_builtin_model(config, out, executor);
-    if (!s) return s;
-    out.reset();
+  LoadedModel loaded;
+  Status s = make_model(config, loaded);
+  if (!s) return s;  // a device the build or machine lacks says so first
+  if (loaded.device_executor) {
     return Status::invalid("models." + config.name + ".device: " + config.device +
                            " needs its own executor; this service runs models on the CPU only");
   }
-  std::unique_ptr<Executor> none;
-  return make_builtin_model(config, out, none);
+  out = std::move(loaded.model);
+  return {};
 }
 
 }  // namespace coinfer

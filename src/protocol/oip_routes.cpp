@@ -7,9 +7,9 @@
 #include <chrono>
 #include <span>
 
+#include "coinfer/core/json_writer.hpp"
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
-#include "coinfer/core/json_writer.hpp"
 
 namespace coinfer {
 namespace {
@@ -31,11 +31,11 @@ std::string media_type(std::string_view content_type) {
   const auto media = content_type.substr(0, content_type.find(';'));
   std::string lowered;
   for (char ch : media) {
-    if (ch != ' ' && ch != '\t') lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ch != ' ' && ch != '\t')
+      lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
   return lowered;
 }
-
 
 Endpoint* find_model(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   Endpoint* entry = nullptr;
@@ -60,48 +60,46 @@ void model_ready(const ModelRepository& repo, const HttpRequest& req, HttpRespon
   res.body += ready ? ",\"ready\":true}" : ",\"ready\":false}";
 }
 
-// Decodes an infer request straight into the endpoint's batch, awaits the batch and encodes
-// the answer into `out`. Shared by the HTTP route and the WebSocket endpoint.
-asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body,
-                                  std::size_t capacity, std::span<const std::byte> binary,
-                                  bool binary_outputs, std::string& out, std::size_t& json_bytes) {
-  // simdjson's parser keeps its buffers between documents; one per I/O thread, used only
-  // between two suspension points, so no request ever shares it with another.
-  thread_local OipDecoder decoder;
-  const auto started = std::chrono::steady_clock::now();
-  ModelMetrics& metrics = endpoint.metrics();
-  const ModelMetadata& meta = endpoint.metadata();
-  Status status;
+// The OIP adapter's side of the pipeline: the JSON body (and binary tensor data) decoded
+// against the endpoint's metadata, numeric inputs straight into the batch's rows.
+class OipRequestDecoder final : public RequestDecoder {
+ public:
+  OipRequestDecoder(std::string_view body, std::size_t capacity, std::span<const std::byte> binary)
+      : body_(body), capacity_(capacity), binary_(binary) {}
+  Status decode(const ModelMetadata& model, InferRequest& request, InputSink* sink) override {
+    // simdjson's parser keeps its buffers between documents; one per I/O thread, used only
+    // here (no suspension point), so no request ever shares it with another.
+    thread_local OipDecoder decoder;
+    return sink ? decoder.decode_infer(body_, capacity_, model, request, *sink, binary_)
+                : decoder.decode_infer(body_, capacity_, model, request, binary_);
+  }
+
+ private:
+  std::string_view body_;
+  std::size_t capacity_;
+  std::span<const std::byte> binary_;
+};
+
+// Runs an OIP infer request through the endpoint's pipeline and encodes the answer into
+// `out`. Shared by the HTTP route and the WebSocket endpoint.
+asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body, std::size_t capacity,
+                                  std::span<const std::byte> binary, bool binary_outputs,
+                                  std::string& out, std::size_t& json_bytes) {
+  OipRequestDecoder decoder(body, capacity, binary);
   InferRequest request;
   BatchTicket ticket;  // the request's rows in a staging buffer, then its outputs
-  BatchInputSink sink(endpoint.batcher(), ticket);
-  if (endpoint.state() != ModelState::ready) {
-    status = Status(Errc::unavailable, "model '" + meta.name + "' is not ready");
-  } else {
-    // Elements go from the body straight into the request's rows of a staging buffer.
-    // If decoding fails after the rows were reserved, the ticket gives them back.
-    status = decoder.decode_infer(body, capacity, meta, request, sink, binary);
-  }
-  if (status.ok()) {
-    status = co_await endpoint.batcher().async_submit(ticket, sink.options(), asio::use_awaitable);
-  }
-  if (!status.ok()) {
-    metrics.request_failure.add();
-    co_return status;
-  }
+  const Status status = co_await endpoint.infer(decoder, request, ticket);
+  if (!status.ok()) co_return status;
+  const ModelMetadata& meta = endpoint.metadata();
   InferResponse response;
   response.model_name = meta.name;
   response.model_version = meta.version;
   response.id = std::move(request.id);
   response.outputs = std::move(ticket.outputs());
-  json_bytes = encode_infer_response(
-      response, meta.outputs, request.requested_outputs, out,
-      binary_outputs ? std::span<const std::uint8_t>(request.binary_outputs)
-                     : std::span<const std::uint8_t>());
-  metrics.request_success.add();
-  metrics.request_duration_us.observe(
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
-          .count());
+  json_bytes =
+      encode_infer_response(response, meta.outputs, request.requested_outputs, out,
+                            binary_outputs ? std::span<const std::uint8_t>(request.binary_outputs)
+                                           : std::span<const std::uint8_t>());
   co_return status;
 }
 
@@ -119,8 +117,8 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
     auto [end, ec] = std::from_chars(header_length.data(), last, length);
     if (ec != std::errc() || end != last || length > req.body.size()) {
       res.error(400, "Inference-Header-Content-Length: '" + std::string(header_length) +
-                         "' is not a length within the body's " +
-                         std::to_string(req.body.size()) + " bytes");
+                         "' is not a length within the body's " + std::to_string(req.body.size()) +
+                         " bytes");
       co_return;
     }
     json = req.body.substr(0, length);
@@ -129,9 +127,10 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
   const std::string media = media_type(req.header("Content-Type"));
   if (!(media.empty() || media == "application/json" ||
         (!header_length.empty() && media == "application/octet-stream"))) {
-    res.error(415, "Content-Type must be application/json (or application/octet-stream with "
-                   "Inference-Header-Content-Length), got '" +
-                       std::string(req.header("Content-Type")) + "'");
+    res.error(415,
+              "Content-Type must be application/json (or application/octet-stream with "
+              "Inference-Header-Content-Length), got '" +
+                  std::string(req.header("Content-Type")) + "'");
     co_return;
   }
   Endpoint* endpoint = find_model(repo, req, res);
@@ -265,9 +264,8 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     router.add(Method::get, prefix, [repo](const HttpRequest& req, HttpResponse& res) {
       model_metadata(*repo, req, res);
     });
-    router.add(Method::get, prefix + "/ready", [repo](const HttpRequest& req, HttpResponse& res) {
-      model_ready(*repo, req, res);
-    });
+    router.add(Method::get, prefix + "/ready",
+               [repo](const HttpRequest& req, HttpResponse& res) { model_ready(*repo, req, res); });
     router.add(Method::post, prefix + "/infer",
                net::AsyncHandler([repo](const HttpRequest& req, HttpResponse& res) {
                  return infer(*repo, req, res);
@@ -281,13 +279,13 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     res.content_type = "text/plain; version=0.0.4";
     render_prometheus(models, res.body);
   });
-  router.add_websocket("/v2/ws", [repo](std::string_view message, std::size_t capacity,
-                                        std::string& reply) {
-    return infer_message(*repo, message, capacity, reply);
-  });
-  router.add(Method::post, "/v2/repository/index", [repo](const HttpRequest& req, HttpResponse& res) {
-    repository_index(*repo, req, res);
-  });
+  router.add_websocket("/v2/ws",
+                       [repo](std::string_view message, std::size_t capacity, std::string& reply) {
+                         return infer_message(*repo, message, capacity, reply);
+                       });
+  router.add(
+      Method::post, "/v2/repository/index",
+      [repo](const HttpRequest& req, HttpResponse& res) { repository_index(*repo, req, res); });
 }
 
 }  // namespace coinfer

@@ -1,6 +1,13 @@
 #include "coinfer/serving/endpoint.hpp"
 
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cassert>
+#include <chrono>
+#include <cstring>
+
 namespace coinfer {
+namespace asio = boost::asio;
 
 std::string_view to_string(ModelState state) noexcept {
   switch (state) {
@@ -14,9 +21,136 @@ std::string_view to_string(ModelState state) noexcept {
   return "UNAVAILABLE";
 }
 
-Endpoint::Endpoint(std::shared_ptr<Model> model, boost::asio::any_io_executor io,
-                   Executor& executor, BatchPolicy policy)
-    : model_(std::move(model)), batcher_(std::move(io), executor, *model_, std::move(policy), &metrics_) {}
+namespace {
+
+// A text endpoint's metadata: the model's, with its token ids input replaced by text.
+ModelMetadata wire_metadata(const ModelMetadata& model, const std::optional<TextInput>& text) {
+  ModelMetadata wire = model;
+  if (text) wire.inputs = {{text->input_name, DType::Bytes, {-1}}};
+  return wire;
+}
+
+}  // namespace
+
+Endpoint::Endpoint(std::shared_ptr<Model> model, asio::any_io_executor io, Executor& executor,
+                   BatchPolicy policy, std::optional<TextInput> text)
+    : model_(std::move(model)),
+      text_(std::move(text)),
+      metadata_(wire_metadata(model_->metadata(), text_)),
+      batcher_(std::move(io), executor, *model_, std::move(policy), &metrics_) {
+  // A text endpoint's model takes exactly one input: ragged INT32 token ids.
+  assert(!text_ || (text_->tokenizer && model_->metadata().inputs.size() == 1 &&
+                    model_->metadata().inputs[0].ragged &&
+                    model_->metadata().inputs[0].dtype == DType::Int32));
+}
+
+asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& request,
+                                        BatchTicket& ticket) {
+  const auto started = std::chrono::steady_clock::now();
+  Status status;
+  SubmitOptions options;
+  if (state() != ModelState::ready) {
+    status = Status(Errc::unavailable, "model '" + metadata_.name + "' is not ready");
+  } else if (text_) {
+    status = decoder.decode(metadata_, request, nullptr);
+    if (status.ok()) status = preprocess(request, ticket, options);
+  } else {
+    // Elements go from the wire straight into the request's rows of a staging buffer; if
+    // decoding fails after the rows were reserved, the ticket gives them back.
+    BatchInputSink sink(batcher_, ticket);
+    status = decoder.decode(metadata_, request, &sink);
+    options = sink.options();
+  }
+  if (status.ok()) {
+    status = co_await batcher_.async_submit(ticket, options, asio::use_awaitable);
+  }
+  if (!status.ok()) {
+    metrics_.request_failure.add();
+    co_return status;
+  }
+  metrics_.request_success.add();
+  metrics_.request_duration_us.observe(
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
+          .count());
+  co_return status;
+}
+
+Status Endpoint::tokenize(std::span<const std::string> texts, const Parameters& parameters,
+                          std::vector<std::int32_t>& ids,
+                          std::vector<std::int64_t>& lengths) const {
+  assert(text_);
+  bool truncate = text_->truncate;
+  if (const ParameterValue* value = find_parameter(parameters, "truncate")) {
+    const bool* flag = std::get_if<bool>(value);
+    if (!flag) return Status::invalid("parameters.truncate: expected a boolean");
+    truncate = *flag;
+  }
+  const auto max_tokens = static_cast<std::size_t>(text_->max_input_tokens);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const std::string& text = texts[i];
+    const std::string where = text_->input_name + "[" + std::to_string(i) + "]";
+    if (text.empty()) return Status::invalid(where + ": empty text");
+    const std::size_t before = ids.size();
+    // Without truncation one id past the limit is enough to refuse.
+    Status status = text_->tokenizer->encode(text, ids, truncate ? max_tokens : max_tokens + 1);
+    if (!status.ok()) return Status::invalid(where + ": " + status.message());
+    const std::size_t count = ids.size() - before;
+    if (count > max_tokens) {
+      std::vector<std::int32_t> all;
+      (void)text_->tokenizer->encode(text, all, Tokenizer::no_truncation);
+      return Status::invalid(where + ": " + std::to_string(all.size()) +
+                             " tokens exceed max_input_tokens " + std::to_string(max_tokens) +
+                             " (send \"truncate\": true to cut it)");
+    }
+    lengths.push_back(static_cast<std::int64_t>(count));
+  }
+  return {};
+}
+
+// Tokenizes the request's text (or takes its token ids) into its rows of the batch.
+Status Endpoint::preprocess(InferRequest& request, BatchTicket& ticket, SubmitOptions& options) {
+  if (auto status = submit_options(request.parameters, options); !status.ok()) return status;
+  thread_local std::vector<std::int32_t> ids;
+  thread_local std::vector<std::int64_t> lengths;
+  ids.clear();
+  lengths.clear();
+  if (!request.token_ids.empty()) {
+    const auto vocab = static_cast<std::int64_t>(text_->tokenizer->vocab_size());
+    for (std::size_t i = 0; i < request.token_ids.size(); ++i) {
+      const auto& row = request.token_ids[i];
+      const std::string where = text_->input_name + "[" + std::to_string(i) + "]";
+      if (row.empty()) return Status::invalid(where + ": no token ids");
+      if (static_cast<std::int64_t>(row.size()) > text_->max_input_tokens) {
+        return Status::invalid(where + ": " + std::to_string(row.size()) +
+                               " tokens exceed max_input_tokens " +
+                               std::to_string(text_->max_input_tokens));
+      }
+      for (std::int32_t id : row) {
+        if (id < 0 || id >= vocab) {
+          return Status::invalid(where + ": token id " + std::to_string(id) +
+                                 " is outside the vocabulary (0.." + std::to_string(vocab - 1) +
+                                 ")");
+        }
+      }
+      ids.insert(ids.end(), row.begin(), row.end());
+      lengths.push_back(static_cast<std::int64_t>(row.size()));
+    }
+  } else {
+    const Tensor& text = request.inputs.at(0);
+    if (text.strings().empty()) return Status::invalid(text_->input_name + ": no texts");
+    if (auto status = tokenize(text.strings(), request.parameters, ids, lengths); !status.ok()) {
+      return status;
+    }
+  }
+  const Shape shape{static_cast<std::int64_t>(lengths.size()), -1};
+  if (auto status = batcher_.reserve({&shape, 1}, options, ticket, lengths, &request.parameters);
+      !status.ok()) {
+    return status;
+  }
+  std::memcpy(ticket.input(0).data(), ids.data(), ids.size() * sizeof(std::int32_t));
+  request.token_count = static_cast<std::int64_t>(ids.size());
+  return {};
+}
 
 BatchPolicy batch_policy(const ModelConfig& config) {
   BatchPolicy policy;
@@ -24,6 +158,7 @@ BatchPolicy batch_policy(const ModelConfig& config) {
   policy.max_queue_delay = std::chrono::microseconds(config.max_queue_delay_us);
   policy.preferred_batch_sizes = config.preferred_batch_sizes;
   policy.max_queue_size = config.max_queue_size;
+  policy.max_batch_bytes = config.max_batch_bytes;
   policy.default_timeout = std::chrono::microseconds(config.default_timeout_us);
   policy.priority_levels = config.priority_levels;
   policy.default_priority = config.default_priority;
@@ -49,7 +184,9 @@ Status submit_options(const Parameters& parameters, SubmitOptions& options) {
 Status BatchInputSink::allocate(std::span<const Shape> shapes, const Parameters& parameters,
                                 std::span<std::span<std::byte>> destinations) {
   if (auto status = submit_options(parameters, options_); !status.ok()) return status;
-  if (auto status = batcher_.reserve(shapes, options_, ticket_); !status.ok()) return status;
+  if (auto status = batcher_.reserve(shapes, options_, ticket_, {}, &parameters); !status.ok()) {
+    return status;
+  }
   for (std::size_t i = 0; i < destinations.size(); ++i) destinations[i] = ticket_.input(i);
   return {};
 }

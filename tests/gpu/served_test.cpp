@@ -114,9 +114,10 @@ TEST_CASE("a DynamicBatcher on a CudaExecutor batches pinned rows and answers ev
                            "max_batch_size = 32\nmax_queue_delay_us = 500\nweights = \"" +
                            asset("model.safetensors").string() + "\"\n";
   REQUIRE(parse_config(toml, config).ok());
-  std::shared_ptr<Model> model;
-  std::unique_ptr<Executor> executor;
-  const Status made = make_builtin_model(config.models[0], model, executor);
+  LoadedModel loaded;
+  const Status made = make_model(config.models[0], loaded);
+  std::shared_ptr<Model> model = std::move(loaded.model);
+  std::unique_ptr<Executor> executor = std::move(loaded.device_executor);
   REQUIRE_MESSAGE(made.ok(), made.message());
   REQUIRE(executor != nullptr);
   CHECK(executor->concurrency() == 3);

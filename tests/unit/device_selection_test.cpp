@@ -23,13 +23,12 @@ ModelConfig digits_on(std::string device) {
 }  // namespace
 
 TEST_CASE("device cuda:0 without a usable GPU fails at startup with a clear message") {
-  std::shared_ptr<Model> model;
-  std::unique_ptr<Executor> executor;
-  const Status s = make_builtin_model(digits_on("cuda:0"), model, executor);
+  LoadedModel loaded;
+  const Status s = make_model(digits_on("cuda:0"), loaded);
   if (s.ok()) {
     // A GPU machine with the full build: the model and its executor came up.
-    CHECK(model != nullptr);
-    CHECK(executor != nullptr);
+    CHECK(loaded.model != nullptr);
+    CHECK(loaded.device_executor != nullptr);
     return;
   }
   MESSAGE(s.message());
@@ -38,25 +37,32 @@ TEST_CASE("device cuda:0 without a usable GPU fails at startup with a clear mess
   const bool explained = s.message().find("this build has no CUDA") != std::string::npos ||
                          s.message().find("no CUDA device found") != std::string::npos;
   CHECK(explained);
-  CHECK(model == nullptr);
-  CHECK(executor == nullptr);
+  CHECK(loaded.model == nullptr);
+  CHECK(loaded.device_executor == nullptr);
 }
 
 TEST_CASE("device cpu builds the CPU model and no executor of its own") {
-  std::shared_ptr<Model> model;
-  std::unique_ptr<Executor> executor;
-  REQUIRE(make_builtin_model(digits_on("cpu"), model, executor).ok());
-  CHECK(model->metadata().platform == "coinfer_mlp");
-  CHECK(executor == nullptr);
+  LoadedModel loaded;
+  REQUIRE(make_model(digits_on("cpu"), loaded).ok());
+  CHECK(loaded.model->metadata().platform == "coinfer_mlp");
+  CHECK(loaded.device_executor == nullptr);
+  CHECK(!loaded.text);
 }
 
 TEST_CASE("an unknown device or a GPU identity model is refused by key") {
-  std::shared_ptr<Model> model;
-  std::unique_ptr<Executor> executor;
-  CHECK(make_builtin_model(digits_on("tpu:0"), model, executor).message() ==
+  LoadedModel loaded;
+  CHECK(make_model(digits_on("tpu:0"), loaded).message() ==
         "models.digits.device: unknown device 'tpu:0' (known: cpu, cuda, cuda:N)");
   ModelConfig identity = digits_on("cuda:0");
   identity.kind = "identity";
-  CHECK(make_builtin_model(identity, model, executor).message() ==
+  CHECK(make_model(identity, loaded).message() ==
         "models.digits.device: cuda:0 is supported for kind 'mlp' only");
+}
+
+TEST_CASE("a kind rejects a key it does not know, by its full name") {
+  ModelConfig config = digits_on("cpu");
+  config.options.emplace_back("colour", std::string("blue"));
+  LoadedModel loaded;
+  CHECK(make_model(config, loaded).message() == "models.digits.colour: unknown key for kind 'mlp'");
+  CHECK(loaded.model == nullptr);
 }

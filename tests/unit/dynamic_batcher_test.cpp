@@ -1,18 +1,19 @@
+#include "coinfer/batching/dynamic_batcher.hpp"
+
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
-#include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <future>
 #include <memory_resource>
 #include <thread>
 
-#include "coinfer/batching/dynamic_batcher.hpp"
 #include "coinfer/core/metrics.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 
@@ -43,7 +44,8 @@ class EchoModel final : public Model {
       const auto rows = batch.inputs[0].shape[0];
       const auto cols = batch.inputs[0].shape[1];
       std::vector<float> first_column;
-      for (std::int64_t r = 0; r < rows; ++r) first_column.push_back(batch.inputs[0].values<float>()[r * cols]);
+      for (std::int64_t r = 0; r < rows; ++r)
+        first_column.push_back(batch.inputs[0].values<float>()[r * cols]);
       batches_.push_back(std::move(first_column));
       widths_.push_back(cols);
     }
@@ -92,7 +94,8 @@ struct Result {
 
 // Runs a batcher on an io_context driven by one background thread.
 struct Fixture {
-  explicit Fixture(BatchPolicy policy) : batcher(io.get_executor(), executor, model, policy, &metrics) {}
+  explicit Fixture(BatchPolicy policy)
+      : batcher(io.get_executor(), executor, model, policy, &metrics) {}
   ~Fixture() {
     model.open();
     work.reset();
@@ -108,7 +111,8 @@ struct Fixture {
     result.status = batcher.reserve(shapes, options, ticket);
     if (!result.status.ok()) co_return result;
     auto row = ticket.input(0);
-    for (int i = 0; i < width; ++i) std::memcpy(row.data() + i * sizeof(float), &value, sizeof value);
+    for (int i = 0; i < width; ++i)
+      std::memcpy(row.data() + i * sizeof(float), &value, sizeof value);
     result.status = co_await batcher.async_submit(ticket, options, asio::use_awaitable);
     if (result.status.ok()) {
       auto out = ticket.outputs()[0].values<float>();
@@ -279,9 +283,9 @@ TEST_CASE("a request cancelled while queued is dropped before compute") {
   asio::cancellation_signal signal;
   std::promise<Status> done;
   asio::post(f.io, [&] {
-    f.batcher.async_submit(ticket, {},
-                           asio::bind_cancellation_slot(
-                               signal.slot(), [&](Status s) { done.set_value(std::move(s)); }));
+    f.batcher.async_submit(ticket, {}, asio::bind_cancellation_slot(signal.slot(), [&](Status s) {
+                             done.set_value(std::move(s));
+                           }));
   });
   while (f.batcher.queue_depth() < 1) std::this_thread::sleep_for(1ms);
   asio::post(f.io, [&] { signal.emit(asio::cancellation_type::terminal); });
@@ -454,7 +458,7 @@ TEST_CASE("staging rows come from the executor's staging memory, taken up front 
   std::thread runner([&] { io.run(); });
   for (int i = 0; i < 200; ++i) CHECK(results[i].get() == std::vector<float>(4, float(i)));
   runner.join();
-  CHECK(model.foreign_ == 0);                                   // read in place
+  CHECK(model.foreign_ == 0);                            // read in place
   CHECK(executor.resource().allocations() == at_start);  // nothing taken while serving
 }
 

@@ -8,8 +8,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <chrono>
-#include <cstdint>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -54,12 +54,12 @@ class BatchTicket {
   DynamicBatcher* batcher_ = nullptr;
   StagingBuffer* buffer_ = nullptr;
   State state_ = State::empty;
-  int row_ = 0;   // first row in buffer_
-  int rows_ = 0;  // the request's batch dimension
-  std::int64_t token_ = 0;   // ragged models: first position in buffer_
-  std::int64_t tokens_ = 0;  // ragged models: the request's rows' lengths, summed
+  int row_ = 0;                             // first row in buffer_
+  int rows_ = 0;                            // the request's batch dimension
+  std::int64_t token_ = 0;                  // ragged models: first position in buffer_
+  std::int64_t tokens_ = 0;                 // ragged models: the request's rows' lengths, summed
   const Parameters* parameters_ = nullptr;  // the request's, handed to the model per row
-  std::size_t index_ = 0;  // position in buffer_->tickets
+  std::size_t index_ = 0;                   // position in buffer_->tickets
   clock::time_point enqueued_, deadline_ = clock::time_point::max(), started_, finished_;
   boost::asio::any_completion_handler<void(Status)> handler_;
   boost::asio::any_io_executor handler_executor_;  // where handler_ runs; counts as work
@@ -68,8 +68,8 @@ class BatchTicket {
 
 // Per-request options, from the OIP parameters "priority" and "timeout" (µs).
 struct SubmitOptions {
-  int priority = 0;                        // 0: the policy's default
-  std::chrono::microseconds timeout{0};    // 0: the policy's default; never longer than it
+  int priority = 0;                      // 0: the policy's default
+  std::chrono::microseconds timeout{0};  // 0: the policy's default; never longer than it
 };
 
 // Turns concurrent requests into batched forward passes.
@@ -144,6 +144,7 @@ class DynamicBatcher {
   bool fits_locked(StagingBuffer& buffer, std::span<const Shape> input_shapes, int rows,
                    std::int64_t tokens, std::size_t bytes);
   void free_locked(StagingBuffer& buffer);
+  void trim_locked(StagingBuffer& buffer);
   void enqueue(BatchTicket& ticket, const SubmitOptions& options);
   void cancel(BatchTicket& ticket);
   void release(BatchTicket& ticket);  // reserved, never submitted
@@ -163,7 +164,7 @@ class DynamicBatcher {
   Executor& executor_;
   Model& model_;
   const BatchPolicy policy_;
-  const bool ragged_;                   // the model has a ragged input
+  const bool ragged_;                    // the model has a ragged input
   const std::int64_t max_batch_tokens_;  // ragged models: positions per batch
   ModelMetrics* metrics_;
 

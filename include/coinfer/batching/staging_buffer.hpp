@@ -50,9 +50,9 @@ struct StagingBuffer {
   std::vector<std::int64_t> lengths;  // ragged models: by row, its length
   std::vector<Tensor> outputs;        // the model's outputs for the whole batch, reused
   std::vector<BatchTicket*> tickets;
-  int used_rows = 0;              // rows reserved, holes included
-  std::int64_t used_tokens = 0;   // ragged positions reserved, holes included
-  int writers = 0;                // reserved tickets still decoding into their rows
+  int used_rows = 0;             // rows reserved, holes included
+  std::int64_t used_tokens = 0;  // ragged positions reserved, holes included
+  int writers = 0;               // reserved tickets still decoding into their rows
   // Reused by each batch: the model's Batch view of this buffer.
   std::vector<std::int64_t> offsets;
   std::vector<const Parameters*> row_parameters;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "coinfer/core/parameters.hpp"
 #include "coinfer/core/status.hpp"
 
 namespace coinfer {
@@ -12,9 +13,9 @@ namespace coinfer {
 // [server]: the HTTP listener and its limits.
 struct ServerConfig {
   std::string host = "127.0.0.1";
-  std::uint16_t port = 8000;           // 0: any free port
-  int io_threads = 1;                  // threads running the io_context
-  std::size_t max_header_bytes = 8192;           // larger request headers: 431
+  std::uint16_t port = 8000;                      // 0: any free port
+  int io_threads = 1;                             // threads running the io_context
+  std::size_t max_header_bytes = 8192;            // larger request headers: 431
   std::size_t max_body_bytes = 16 * 1024 * 1024;  // larger bodies: 413
   std::uint32_t read_timeout_ms = 10'000;         // to read one whole request once it starts
   std::uint32_t idle_timeout_ms = 60'000;         // keep-alive: wait for the next request
@@ -36,8 +37,9 @@ struct LogConfig {
 // [models.NAME]: one served model.
 struct ModelConfig {
   std::string name;
-  std::string kind;     // which Model class: "identity", "mlp", ...
-  std::string weights;  // weights file (safetensors); a relative path is relative to the config file
+  std::string kind;  // which Model class: "identity", "mlp", ...
+  std::string
+      weights;  // weights file (safetensors); a relative path is relative to the config file
   std::string version = "1";
   // Where it runs: "cpu" (the [compute] pool) or "cuda:N" / "cuda" (GPU N, a CudaExecutor).
   std::string device = "cpu";
@@ -49,9 +51,17 @@ struct ModelConfig {
   std::uint32_t max_queue_delay_us = 2000;
   std::vector<int> preferred_batch_sizes;
   std::size_t max_queue_size = 1024;
-  std::uint32_t default_timeout_us = 0;  // 0: no limit on time in the queue
+  std::size_t max_batch_bytes = 64 * 1024 * 1024;  // staging of one batch (BatchPolicy)
+  std::uint32_t default_timeout_us = 0;            // 0: no limit on time in the queue
   int priority_levels = 1;
   int default_priority = 1;
+  // Every other key of the section (booleans, numbers, strings), in file order: the kind's
+  // own settings, read and checked by its loader (models/model_kind.hpp), which rejects the
+  // keys it does not know by name.
+  Parameters options;
+  // The config file's directory (empty when parsed from text): relative paths among the
+  // options are relative to it.
+  std::string base_dir;
 };
 
 // [compute]: the CPU executor's pool, separate from the I/O threads.

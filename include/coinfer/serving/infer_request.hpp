@@ -23,6 +23,11 @@ struct InferRequest {
   // "binary_data_output", or the output's own "parameters": {"binary_data": true}); empty
   // when every output goes as JSON.
   std::vector<std::uint8_t> binary_outputs;
+  // Text endpoints: rows already tokenized by the client (OpenAI's token-id "input"), used
+  // instead of the text input when not empty.
+  std::vector<std::vector<std::int32_t>> token_ids;
+  // Set by the pipeline: the token ids the model received for this request (text endpoints).
+  std::int64_t token_count = 0;
 };
 
 struct InferResponse {

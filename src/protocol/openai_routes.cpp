@@ -175,7 +175,7 @@ Status read_embeddings_request(const HttpRequest& req, EmbeddingsRequest& out) {
 class EmbeddingsDecoder final : public RequestDecoder {
  public:
   explicit EmbeddingsDecoder(EmbeddingsRequest& parsed) : parsed_(parsed) {}
-  Status decode(const ModelMetadata& model, InferRequest& request, InputSink*) override {
+  Status decode(const ModelMetadata&, InferRequest& request, InputSink*) override {
     request.parameters = std::move(parsed_.parameters);
     if (!parsed_.token_ids.empty()) {
       request.token_ids = std::move(parsed_.token_ids);
@@ -184,7 +184,6 @@ class EmbeddingsDecoder final : public RequestDecoder {
     Tensor& text = request.inputs.emplace_back();
     text.resize(DType::Bytes, {static_cast<std::int64_t>(parsed_.texts.size())});
     text.strings() = std::move(parsed_.texts);
-    (void)model;
     return {};
   }
 

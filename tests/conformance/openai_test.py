@@ -102,6 +102,20 @@ def main():
         assert tokens["count"] == len(one["ids"]) and tokens["max_model_len"] == 256
         status, text = post(address, "/detokenize", {"model": MODEL, "tokens": one["ids"]})
         assert status == 200 and isinstance(text["prompt"], str), text
+        status, bare = post(address, "/tokenize", {"model": MODEL, "prompt": one["text"],
+                                                   "add_special_tokens": False})
+        assert status == 200 and bare["tokens"] == one["ids"][1:-1], bare
+
+        # OIP v2 with a BYTES input: the same vector as OpenAI's route.
+        status, oip = post(address, f"/v2/models/{MODEL}/infer", {"inputs": [
+            {"name": "text", "shape": [1], "datatype": "BYTES", "data": [one["text"]]}]})
+        assert status == 200, oip
+        vector = oip["outputs"][0]["data"]
+        assert oip["outputs"][0]["shape"] == [1, 384], oip["outputs"][0]["shape"]
+        assert max(abs(a - b) for a, b in zip(vector, single)) < 1e-6
+        status, oip_error = post(address, f"/v2/models/{MODEL}/infer", {"inputs": [
+            {"name": "text", "shape": [1], "datatype": "BYTES", "data": ["word " * 400]}]})
+        assert status == 400 and "max_input_tokens" in oip_error["error"], oip_error
         status, error = post(address, "/tokenize", {"model": "digits", "prompt": "x"})
         assert status == 400 and "does not take text" in error["error"]["message"], error
     finally:

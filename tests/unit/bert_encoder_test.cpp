@@ -18,18 +18,13 @@
 
 #include "coinfer/ops/attention.hpp"
 #include "coinfer/ops/layer_norm.hpp"
+#include "test_data.hpp"
 
 using namespace coinfer;
+using coinfer::test::source_path;
+using coinfer::test::random_normal;
 
 namespace {
-
-std::filesystem::path source_path(const char* relative) {
-#ifdef COINFER_SOURCE_DIR
-  return std::filesystem::path(COINFER_SOURCE_DIR) / relative;
-#else
-  return relative;
-#endif
-}
 
 std::filesystem::path minilm_weights() {
   return source_path("assets/all-MiniLM-L6-v2/model.safetensors");
@@ -167,14 +162,6 @@ std::pair<double, double> cosine_to_reference(Precision precision, int int8_fp32
   MESSAGE(to_string(precision) << ": worst case " << worst << " (" << cases[worst].ids.size()
                                << " ids): \"" << text << "\"");
   return {min, sum / static_cast<double>(cases.size())};
-}
-
-std::vector<float> random_normal(std::size_t count, std::uint32_t seed, float stddev = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, stddev);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(rng);
-  return v;
 }
 
 // A tiny BertModel safetensors file (hidden 16, 2 heads, FFN 32, vocab 50, 16 positions, one

@@ -12,18 +12,12 @@
 #include "coinfer/ops/quantize.hpp"
 #include "coinfer/ops/reference.hpp"
 #include "coinfer/ops/softmax.hpp"
+#include "test_data.hpp"
 
 using namespace coinfer;
+using coinfer::test::random_normal;
 
 namespace {
-
-std::vector<float> random_normal(std::size_t count, std::uint32_t seed, float stddev = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, stddev);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 struct Layer {
   int n, k;

@@ -14,19 +14,13 @@
 
 #include "coinfer/tokenizers/bert_normalizer.hpp"
 #include "coinfer/tokenizers/bert_pre_tokenizer.hpp"
+#include "test_data.hpp"
 
 using namespace coinfer;
+using coinfer::test::source_path;
 using namespace std::literals;
 
 namespace {
-
-std::filesystem::path source_path(const char* relative) {
-#ifdef COINFER_SOURCE_DIR
-  return std::filesystem::path(COINFER_SOURCE_DIR) / relative;
-#else
-  return relative;
-#endif
-}
 
 // all-MiniLM-L6-v2's vocabulary (bert-base-uncased's): [PAD] 0, [UNK] 100, [CLS] 101,
 // [SEP] 102, [MASK] 103, 30522 tokens. Loaded once; encode and decode are const.

@@ -4,6 +4,9 @@
 #include <boost/asio/post.hpp>
 #include <cassert>
 #include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "coinfer/core/metrics.hpp"
 
@@ -51,6 +54,26 @@ Shape unit_shape(const TensorSpec& spec, const Shape& shape) {
 
 }  // namespace
 
+Status validate(const BatchPolicy& policy) {
+  if (policy.max_batch_size < 1) return Status::invalid("max_batch_size: must be at least 1");
+  for (int size : policy.preferred_batch_sizes) {
+    // A batch of 0 rows would always be "ready": batching would silently be off.
+    if (size < 1 || size > policy.max_batch_size) {
+      return Status::invalid("preferred_batch_sizes: " + std::to_string(size) +
+                             " is not within 1..max_batch_size");
+    }
+  }
+  if (policy.max_queue_delay.count() < 0) return Status::invalid("max_queue_delay: negative");
+  if (policy.max_queue_size < 1) return Status::invalid("max_queue_size: must be at least 1");
+  if (policy.max_batch_bytes < 1) return Status::invalid("max_batch_bytes: must be at least 1");
+  if (policy.default_timeout.count() < 0) return Status::invalid("default_timeout: negative");
+  if (policy.priority_levels < 1) return Status::invalid("priority_levels: must be at least 1");
+  if (policy.default_priority < 1 || policy.default_priority > policy.priority_levels) {
+    return Status::invalid("default_priority: must be within 1..priority_levels");
+  }
+  return {};
+}
+
 DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Model& model,
                                BatchPolicy policy, ModelMetrics* metrics)
     : executor_(executor),
@@ -61,7 +84,7 @@ DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Mod
       metrics_(metrics),
       strand_(asio::make_strand(io)),
       timer_(strand_) {
-  assert(policy_.max_batch_size >= 1);
+  if (auto status = validate(policy_); !status.ok()) throw std::invalid_argument(status.message());
   assert(!ragged_ || max_batch_tokens_ >= 1);
   // Enough buffers to hold a full queue, plus the ones computing.
   const auto per_buffer = static_cast<std::size_t>(policy_.max_batch_size);
@@ -324,7 +347,12 @@ void DynamicBatcher::enqueue(BatchTicket& ticket, const SubmitOptions& options) 
   if (options.timeout > 0us && (timeout == 0us || options.timeout < timeout)) {
     timeout = options.timeout;
   }
-  ticket.deadline_ = timeout > 0us ? ticket.enqueued_ + timeout : clock::time_point::max();
+  // Saturating: a timeout past what the clock can represent (the OIP parameter takes any
+  // int64 of µs, and nanoseconds overflow first) means no deadline, not one in the past.
+  const auto room = std::chrono::duration_cast<std::chrono::microseconds>(
+      clock::time_point::max() - ticket.enqueued_);
+  ticket.deadline_ = timeout > 0us && timeout < room ? ticket.enqueued_ + timeout
+                                                     : clock::time_point::max();
   maybe_flush_locked();
 }
 
@@ -503,7 +531,12 @@ void DynamicBatcher::on_timer() {
 void DynamicBatcher::complete(BatchTicket& ticket, Status status) {
   auto executor = std::move(ticket.handler_executor_);
   asio::post(executor, [handler = std::move(ticket.handler_), status = std::move(status),
-                        work = executor]() mutable { std::move(handler)(std::move(status)); });
+                        slot = std::exchange(ticket.caller_slot_, {}), work = executor]() mutable {
+    // The caller's slot outlives this request, and what async_submit chained to it points at
+    // the ticket. Cleared here, on the caller's executor, where the slot is emitted.
+    if (slot.is_connected()) slot.clear();
+    std::move(handler)(std::move(status));
+  });
 }
 
 void DynamicBatcher::run_batch(StagingBuffer& buffer) {

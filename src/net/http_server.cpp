@@ -1,5 +1,6 @@
 #include "coinfer/net/http_server.hpp"
 
+#include "coinfer/net/read_watchdog.hpp"
 #include "connection.hpp"
 
 #include <spdlog/spdlog.h>
@@ -221,7 +222,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
   HttpRequest request;
   request.headers.reserve(16);
   const auto read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
-  asio::steady_timer read_watchdog(c.stream.get_executor());
+  ReadWatchdog read_watchdog(c.stream.get_executor());
 
   for (;;) {
     // Idle: wait for the first bytes of the next request. Only here may stop() close us.
@@ -240,22 +241,16 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     parser.body_limit(config.max_body_bytes);
     // The whole request must arrive within read_timeout_ms. A watchdog cancels the read
     // rather than closing the socket (as tcp_stream's own timeout would), so 408 can be sent.
-    bool timed_out = false;
     c.stream.expires_never();
-    read_watchdog.expires_after(read_timeout);
-    read_watchdog.async_wait([&timed_out, &c](beast::error_code ec) {
-      if (ec) return;  // the request arrived in time; the frame may be gone, touch nothing
-      timed_out = true;
-      c.stream.socket().cancel();
-    });
+    read_watchdog.arm(read_timeout, c.stream.socket());
     auto [hec, hn] = co_await http::async_read_header(c.stream, buffer, parser, use_tuple);
-    if (timed_out) {
+    if (read_watchdog.expired()) {
       co_await write_error(c, http::status::request_timeout,
                            "request not received within read_timeout_ms", 11);
       break;
     }
     if (hec == http::error::header_limit) {
-      read_watchdog.cancel();
+      read_watchdog.disarm();
       co_await write_error(c, http::status::request_header_fields_too_large,
                            "request headers exceed max_header_bytes (" +
                                std::to_string(config.max_header_bytes) + ")",
@@ -263,7 +258,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
       break;
     }
     if (hec == http::error::body_limit) {  // Content-Length already over the limit
-      read_watchdog.cancel();
+      read_watchdog.disarm();
       co_await write_error(c, http::status::payload_too_large,
                            "request body of " +
                                std::to_string(parser.content_length().value_or(0)) +
@@ -277,7 +272,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
       break;
     }
     if (hec) {
-      read_watchdog.cancel();
+      read_watchdog.disarm();
       co_await write_error(c, http::status::bad_request, "malformed request: " + hec.message(),
                            11);
       break;
@@ -287,8 +282,8 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     body_storage.reserve(parser.content_length().value_or(0) + kBodyPadding);
     parser.get().body().swap(body_storage);
     auto [bec, bn] = co_await http::async_read(c.stream, buffer, parser, use_tuple);
-    read_watchdog.cancel();
-    if (timed_out) {
+    read_watchdog.disarm();
+    if (read_watchdog.expired()) {
       co_await write_error(c, http::status::request_timeout,
                            "request body not received within read_timeout_ms", version);
       break;

@@ -85,16 +85,21 @@ TEST_CASE("a full queue answers 503 with Retry-After and an expired request 504"
   running.send(http::verb::post, "/v2/models/identity/infer", infer_body(2), "application/json");
   model->wait_held();
   Client queued(server.port());
+  // Its timeout (1 s) holds its place in the queue while the next request is refused.
   queued.send(http::verb::post, "/v2/models/identity/infer",
-              R"({"parameters":{"timeout":20000},"inputs":[{"name":"INPUT0","shape":[1,1],"datatype":"FP32","data":[1]}]})",
+              R"({"parameters":{"timeout":1000000},"inputs":[{"name":"INPUT0","shape":[1,1],"datatype":"FP32","data":[1]}]})",
               "application/json");
-  std::this_thread::sleep_for(5ms);
+  Endpoint* endpoint = nullptr;
+  REQUIRE(server.repository().find("identity", "", endpoint).ok());
+  for (int i = 0; i < 500 && endpoint->batcher().queue_depth() < 1; ++i) {
+    std::this_thread::sleep_for(1ms);
+  }
+  REQUIRE(endpoint->batcher().queue_depth() == 1);
   Client rejected(server.port());
   const auto full = rejected.post("/v2/models/identity/infer", infer_body(2));
-  if (full.status == 503) {  // the queued request still held its place
-    CHECK(full.headers["Retry-After"] == "1");
-    CHECK(full.body.find("queue full") != std::string::npos);
-  }
+  REQUIRE(full.status == 503);
+  CHECK(full.headers["Retry-After"] == "1");
+  CHECK(full.body.find("queue full") != std::string::npos);
   const auto expired = queued.receive();
   CHECK(expired.status == 504);
   CHECK(expired.body.find("timed out") != std::string::npos);

@@ -60,6 +60,10 @@ TEST_CASE("wrong types and out-of-range values name the key") {
         "models.m.max_batch_size: must be at least 1 (1: no batching)");
   CHECK(parse_config("[models.m]\nkind = \"identity\"\npreferred_batch_sizes = [\"a\"]\n", config)
             .message() == "models.m.preferred_batch_sizes: expected an array of positive integers");
+  CHECK(parse_config("[models.m]\nkind = \"identity\"\npreferred_batch_sizes = [4, 0]\n", config)
+            .message() == "models.m.preferred_batch_sizes: expected an array of positive integers");
+  CHECK(parse_config("[models.m]\nkind = \"identity\"\npreferred_batch_sizes = [-2]\n", config)
+            .message() == "models.m.preferred_batch_sizes: expected an array of positive integers");
 }
 
 TEST_CASE("TOML syntax errors give the line") {

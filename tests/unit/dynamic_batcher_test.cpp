@@ -11,6 +11,7 @@
 #include <boost/asio/use_future.hpp>
 #include <condition_variable>
 #include <future>
+#include <limits>
 #include <memory_resource>
 #include <thread>
 
@@ -240,6 +241,30 @@ TEST_CASE("a request may shorten the default timeout but not lengthen it") {
   CHECK(running.get().status.ok());
 }
 
+TEST_CASE("a timeout too long to represent as a deadline never expires") {
+  // The OIP parameter takes any non-negative int64 of µs; added to the clock in nanoseconds it
+  // would overflow into the past and expire the request at once.
+  for (const auto default_timeout : {std::chrono::microseconds(0), std::chrono::microseconds::max()}) {
+    auto p = policy(1, 0us);
+    p.default_timeout = default_timeout;
+    Fixture f(p);
+    f.model.close();
+    auto running = f.spawn(0);
+    f.model.wait_held();
+    SubmitOptions huge;
+    huge.timeout = std::chrono::microseconds(std::numeric_limits<std::int64_t>::max());
+    auto r = f.spawn(1, huge);
+    for (int i = 0; i < 1000 && f.batcher.queue_depth() < 1; ++i) {
+      if (r.wait_for(1ms) == std::future_status::ready) break;
+    }
+    CHECK(r.wait_for(50ms) == std::future_status::timeout);  // still queued, not expired
+    f.model.open();
+    CHECK(running.get().status.ok());
+    CHECK(r.get().status.ok());
+    CHECK(f.metrics.expired.value() == 0);
+  }
+}
+
 TEST_CASE("higher priority requests are computed first, FIFO within a level") {
   auto p = policy(1, 0us);
   p.priority_levels = 2;
@@ -258,6 +283,24 @@ TEST_CASE("higher priority requests are computed first, FIFO within a level") {
   f.model.open();
   for (auto* r : {&running, &low1, &low2, &high1, &high2}) CHECK(r->get().status.ok());
   CHECK(f.model.batches() == std::vector<std::vector<float>>{{0}, {3}, {4}, {1}, {2}});
+}
+
+TEST_CASE("a policy built in code with a batch size below 1 is refused by name") {
+  // A preferred size of 0 would make every buffer "ready": batching silently off.
+  asio::io_context io;
+  EchoModel model;
+  CpuExecutor executor{1};
+  auto p = policy(8, 1ms);
+  p.preferred_batch_sizes = {4, 0};
+  CHECK_THROWS_WITH_AS(DynamicBatcher(io.get_executor(), executor, model, p),
+                       "preferred_batch_sizes: 0 is not within 1..max_batch_size",
+                       std::invalid_argument);
+  p.preferred_batch_sizes = {16};
+  CHECK_THROWS_AS(DynamicBatcher(io.get_executor(), executor, model, p), std::invalid_argument);
+  p.preferred_batch_sizes = {8};
+  CHECK(validate(p).ok());
+  p.max_batch_size = 0;
+  CHECK(validate(p).message() == "max_batch_size: must be at least 1");
 }
 
 TEST_CASE("a priority outside the configured levels is rejected") {
@@ -297,6 +340,35 @@ TEST_CASE("a request cancelled while queued is dropped before compute") {
   f.spawn(10).get();
   CHECK(f.model.batches() == std::vector<std::vector<float>>{{0}, {10}});
   CHECK(f.metrics.cancelled.value() == 1);
+}
+
+TEST_CASE("a completed request leaves nothing on its caller's cancellation slot") {
+  // The slot outlives the request (a connection's signal is reused for the next one): a
+  // handler left on it would call cancel() on a ticket that no longer exists.
+  Fixture f(policy(1, 0us));
+  asio::cancellation_signal signal;
+  std::promise<Status> done;
+  {
+    BatchTicket ticket;
+    const Shape shapes[] = {{1, 1}};
+    REQUIRE(f.batcher.reserve(shapes, {}, ticket).ok());
+    const float value = 3;
+    std::memcpy(ticket.input(0).data(), &value, sizeof value);
+    asio::post(f.io, [&] {
+      f.batcher.async_submit(ticket, {}, asio::bind_cancellation_slot(signal.slot(), [&](Status s) {
+                               done.set_value(std::move(s));
+                             }));
+    });
+    auto result = done.get_future();
+    REQUIRE(result.wait_for(5s) == std::future_status::ready);
+    CHECK(result.get().ok());
+  }
+  std::promise<bool> has_handler;
+  asio::post(f.io, [&] {
+    has_handler.set_value(signal.slot().has_handler());
+    signal.emit(asio::cancellation_type::terminal);  // must touch no ticket
+  });
+  CHECK_FALSE(has_handler.get_future().get());
 }
 
 TEST_CASE("1000 concurrent submitters each get their own row back") {

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "coinfer/core/status.hpp"
+
 namespace coinfer {
 
 // When a DynamicBatcher forms a batch and how much it queues. Per model, from config.
@@ -24,5 +26,10 @@ struct BatchPolicy {
   int priority_levels = 1;
   int default_priority = 1;
 };
+
+// A policy a DynamicBatcher can run, or the first field that is out of range, by name
+// ("preferred_batch_sizes: 0 is not a positive batch size"). Config files are checked when
+// read; this catches a policy built in code.
+Status validate(const BatchPolicy& policy);
 
 }  // namespace coinfer

@@ -63,6 +63,7 @@ class BatchTicket {
   clock::time_point enqueued_, deadline_ = clock::time_point::max(), started_, finished_;
   boost::asio::any_completion_handler<void(Status)> handler_;
   boost::asio::any_io_executor handler_executor_;  // where handler_ runs; counts as work
+  boost::asio::cancellation_slot caller_slot_;     // the caller's; cleared before handler_ runs
   std::vector<Tensor> outputs_;
 };
 
@@ -117,12 +118,14 @@ class DynamicBatcher {
           ticket.handler_executor_ = boost::asio::prefer(
               boost::asio::get_associated_executor(handler, strand_.get_inner_executor()),
               boost::asio::execution::outstanding_work.tracked);
+          ticket.caller_slot_ = boost::asio::get_associated_cancellation_slot(handler);
           // Constructed, then swapped in: Boost 1.81's move assignment of
           // any_completion_handler wraps the source in itself and recurses.
           boost::asio::any_completion_handler<void(Status)> erased(std::move(handler));
           ticket.handler_.swap(erased);
           // The erased handler owns a cancellation state chained to the caller's slot; its
           // own slot is the one that hears a cancellation (e.g. the client disconnecting).
+          // That state lives on in the caller's slot until cleared: complete() clears it.
           auto slot = boost::asio::get_associated_cancellation_slot(ticket.handler_);
           if (slot.is_connected()) {
             slot.assign([this, &ticket](boost::asio::cancellation_type) { cancel(ticket); });

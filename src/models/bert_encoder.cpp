@@ -7,6 +7,7 @@
 #include <random>
 
 #include "coinfer/models/safetensors.hpp"
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/layer_norm.hpp"
 
 namespace coinfer {
@@ -233,7 +234,8 @@ Status BertEncoder::load(const std::filesystem::path& weights, std::string name,
   const auto t = static_cast<std::size_t>(m.max_pass_tokens_);
   const bool calibrating = options.precision == Precision::int8 && options.int8_fp32_channels > 0;
   m.allocate_activations(calibrating ? std::max(t, calibration_tokens) : t);
-  m.attention_scratch_.resize(attention_scratch_floats(m.attention_, m.max_length_));
+  m.attention_scratch_.resize(attention_scratch_floats(m.attention_, m.max_length_) *
+                              static_cast<std::size_t>(compute_team_size()));
   m.offsets_.resize(static_cast<std::size_t>(options.max_batch_size) + 1);
   m.pass_offsets_.resize(static_cast<std::size_t>(options.max_batch_size) + 1);
 
@@ -317,17 +319,23 @@ Status BertEncoder::encode(const std::int32_t* ids, std::span<const std::int64_t
   const int tokens = static_cast<int>(offsets[rows]);
   float* x = hidden_states_.data();
 
-  // Embeddings: word + position (+ token type 0, folded in), then LayerNorm, token by token.
-  for (std::size_t r = 0; r < rows; ++r) {
-    const auto first = static_cast<std::size_t>(offsets[r]);
-    const auto length = static_cast<std::size_t>(offsets[r + 1]) - first;
-    for (std::size_t p = 0; p < length; ++p) {
-      const auto id = static_cast<std::size_t>(ids[first + p]);
-      add_layer_norm(word_embeddings_.data() + id * h, position_embeddings_.data() + p * h,
-                     embedding_norm_.data(), embedding_norm_.data() + h, 1, hidden_, layer_norm_eps,
-                     x + (first + p) * h);
-    }
-  }
+  // Embeddings: word + position (+ token type 0, folded in), then LayerNorm, token by token,
+  // the rows spread over the compute team.
+  parallel_for(static_cast<std::int64_t>(rows), 4, 0,
+               [&](int, std::int64_t first_row, std::int64_t last_row) {
+                 for (auto r = static_cast<std::size_t>(first_row);
+                      r < static_cast<std::size_t>(last_row); ++r) {
+                   const auto first = static_cast<std::size_t>(offsets[r]);
+                   const auto length = static_cast<std::size_t>(offsets[r + 1]) - first;
+                   for (std::size_t p = 0; p < length; ++p) {
+                     const auto id = static_cast<std::size_t>(ids[first + p]);
+                     add_layer_norm(word_embeddings_.data() + id * h,
+                                    position_embeddings_.data() + p * h, embedding_norm_.data(),
+                                    embedding_norm_.data() + h, 1, hidden_, layer_norm_eps,
+                                    x + (first + p) * h);
+                   }
+                 }
+               });
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(attention_.head_dim));
   std::size_t index = 0;
@@ -337,8 +345,7 @@ Status BertEncoder::encode(const std::int32_t* ids, std::span<const std::int64_t
   };
   for (Layer& layer : layers_) {
     if (auto s = linear_step(x, wide_.data()); !s) return s;
-    self_attention(wide_.data(), offsets, attention_, scale, attention_scratch_.data(),
-                   context_.data());
+    self_attention(wide_.data(), offsets, attention_, scale, attention_scratch_, context_.data());
     if (auto s = linear_step(context_.data(), wide_.data()); !s) return s;
     add_layer_norm(wide_.data(), x, layer.attention_norm.data(), layer.attention_norm.data() + h,
                    tokens, hidden_, layer_norm_eps, x);
@@ -454,6 +461,12 @@ Status BertEncoder::forward(const Batch& batch, std::span<Tensor> outputs) {
   const std::int64_t output_shape[] = {rows, hidden_};
   outputs[0].resize(DType::FP32, output_shape);
   if (rows == 0) return {};
+
+  // Attention's scratch holds one slice per compute thread: sized at load for the loading
+  // thread's team; a larger team (compute.threads above it) grows it once, here.
+  const std::size_t scratch = attention_scratch_floats(attention_, max_length_) *
+                              static_cast<std::size_t>(compute_team_size());
+  if (attention_scratch_.size() < scratch) attention_scratch_.resize(scratch);
 
   // Passes of whole rows, as many as fit max_pass_tokens, each through every layer.
   const std::int32_t* ids = batch.inputs[0].values<std::int32_t>().data();

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "coinfer/ops/compute_threads.hpp"
+
 // Without AVX (a build for baseline x86-64) GCC warns that passing 32-byte vectors by value
 // changes the ABI; the helpers that do are internal to this file, so no ABI is at stake.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -220,17 +222,27 @@ std::size_t attention_scratch_floats(AttentionShape shape, int max_length) noexc
 }
 
 void self_attention(const float* qkv, std::span<const std::int64_t> offsets, AttentionShape shape,
-                    float scale, float* scratch, float* out) noexcept {
+                    float scale, std::span<float> scratch, float* out) noexcept {
   assert(shape.head_dim % lanes == 0 && shape.head_dim <= AttentionShape::max_head_dim);
   const auto width = static_cast<std::size_t>(shape.heads) * shape.head_dim;
   const std::size_t stride = 3 * width;
-  for (std::size_t r = 0; r + 1 < offsets.size(); ++r) {
-    const auto first = static_cast<std::size_t>(offsets[r]);
-    const auto length = static_cast<int>(offsets[r + 1] - offsets[r]);
-    const int padded = (length + lanes - 1) / lanes * lanes;
-    float* kt = scratch;
-    float* scores = scratch + static_cast<std::size_t>(padded) * shape.head_dim;
-    for (int h = 0; h < shape.heads; ++h) {
+  const auto rows = static_cast<std::int64_t>(offsets.size()) - 1;
+  std::int64_t longest = 1;
+  for (std::int64_t r = 0; r < rows; ++r) longest = std::max(longest, offsets[r + 1] - offsets[r]);
+  const std::size_t per_thread = attention_scratch_floats(shape, static_cast<int>(longest));
+  const auto threads = static_cast<int>(std::min<std::size_t>(scratch.size() / per_thread, 1024));
+  assert(threads >= 1);
+  // One work item per (row, head); a few per chunk keep the hand-out cheap against rows of
+  // ~40 tokens, and taking chunks in turn balances rows of different lengths.
+  parallel_for(rows * shape.heads, 4, threads, [&](int thread, std::int64_t begin, std::int64_t end) {
+    float* kt = scratch.data() + static_cast<std::size_t>(thread) * per_thread;
+    for (std::int64_t item = begin; item < end; ++item) {
+      const auto r = static_cast<std::size_t>(item / shape.heads);
+      const int h = static_cast<int>(item % shape.heads);
+      const auto first = static_cast<std::size_t>(offsets[r]);
+      const auto length = static_cast<int>(offsets[r + 1] - offsets[r]);
+      const int padded = (length + lanes - 1) / lanes * lanes;
+      float* scores = kt + static_cast<std::size_t>(padded) * shape.head_dim;
       const std::size_t column = static_cast<std::size_t>(h) * shape.head_dim;
       const float* q = qkv + first * stride + column;
       const float* k = q + width;
@@ -248,7 +260,7 @@ void self_attention(const float* qkv, std::span<const std::int64_t> offsets, Att
           break;
       }
     }
-  }
+  });
 }
 
 }  // namespace coinfer

@@ -4,21 +4,84 @@
 #include <oneapi/dnnl/dnnl_config.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace coinfer {
+namespace {
+
+// libdnnl links the OpenMP runtime, so its entry points are in the process; looking them up
+// at run time spares every consumer of coinfer a link-time OpenMP dependency (ld refuses
+// symbols of indirect DSO dependencies) and -fopenmp on our own code. GOMP_parallel is what
+// GCC compiles `#pragma omp parallel` to (libgomp's ABI since GCC 4.9; LLVM's and Intel's
+// runtimes export it too).
+struct OpenMp {
+  void (*set_num_threads)(int) = nullptr;
+  int (*get_max_threads)() = nullptr;
+  int (*get_thread_num)() = nullptr;
+  void (*parallel)(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) = nullptr;
+
+  OpenMp() {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+    set_num_threads = reinterpret_cast<decltype(set_num_threads)>(
+        dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    get_max_threads = reinterpret_cast<decltype(get_max_threads)>(
+        dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+    get_thread_num = reinterpret_cast<decltype(get_thread_num)>(
+        dlsym(RTLD_DEFAULT, "omp_get_thread_num"));
+    parallel = reinterpret_cast<decltype(parallel)>(dlsym(RTLD_DEFAULT, "GOMP_parallel"));
+    if (!get_max_threads || !get_thread_num) parallel = nullptr;
+#endif
+  }
+};
+
+const OpenMp& openmp() noexcept {
+  static const OpenMp runtime;
+  return runtime;
+}
+
+// One parallel_for: the team's threads take chunks from `next` until none is left.
+struct Job {
+  std::int64_t n;
+  std::int64_t grain;
+  detail::ChunkFn fn;
+  void* body;
+  std::atomic<std::int64_t> next{0};
+};
+
+void run_chunks(void* data) {
+  Job& job = *static_cast<Job*>(data);
+  const int thread = openmp().get_thread_num();
+  for (;;) {
+    const std::int64_t begin = job.next.fetch_add(job.grain, std::memory_order_relaxed);
+    if (begin >= job.n) return;
+    job.fn(job.body, thread, begin, std::min(begin + job.grain, job.n));
+  }
+}
+
+}  // namespace
 
 void set_compute_threads(int n) noexcept {
-#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
-  // libdnnl links the OpenMP runtime, so omp_set_num_threads is in the process; looking it up
-  // at run time spares every consumer of coinfer a link-time OpenMP dependency (ld refuses
-  // symbols of indirect DSO dependencies) and -fopenmp on our own code.
-  using SetNumThreads = void (*)(int);
-  static const auto set_num_threads =
-      reinterpret_cast<SetNumThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  if (set_num_threads != nullptr) set_num_threads(std::max(n, 1));
-#else
-  (void)n;
-#endif
+  if (openmp().set_num_threads) openmp().set_num_threads(std::max(n, 1));
+}
+
+int compute_team_size() noexcept {
+  return openmp().parallel ? std::max(openmp().get_max_threads(), 1) : 1;
+}
+
+void detail::parallel_for(std::int64_t n, std::int64_t grain, int max_threads, ChunkFn fn,
+                          void* body) noexcept {
+  if (n <= 0) return;
+  grain = std::max<std::int64_t>(grain, 1);
+  const std::int64_t chunks = (n + grain - 1) / grain;
+  std::int64_t threads = compute_team_size();
+  if (max_threads > 0) threads = std::min<std::int64_t>(threads, max_threads);
+  threads = std::min(threads, chunks);
+  if (threads <= 1) {
+    fn(body, 0, 0, n);
+    return;
+  }
+  Job job{n, grain, fn, body};
+  openmp().parallel(&run_chunks, &job, static_cast<unsigned>(threads), 0);
 }
 
 }  // namespace coinfer

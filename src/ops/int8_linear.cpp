@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/gelu.hpp"
 #include "coinfer/ops/quantize.hpp"
 
@@ -51,7 +52,8 @@ struct Int8Linear::State {
   std::vector<int> side_channels;  // the FP32 input channels c_j, ascending; usually empty
   std::vector<float> side_weight;  // FP32 [channels, n]: W[:, c_j] transposed, one row per c_j
   std::vector<float> side_x;       // FP32 [gemm_rows, channels]: x[m][c_j] of the chunk
-  std::vector<float> masked_row;   // FP32 [k]: one input row with the FP32 channels zeroed
+  std::vector<std::uint32_t> keep;  // [k]: 0 at the side channels, all ones elsewhere (the
+                                    // channels that set a row's activation scale)
 
   std::vector<std::int32_t> acc;  // INT32 [gemm_rows, n] row-major: GEMM accumulator
 
@@ -75,6 +77,9 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 using dims = dnnl::memory::dims;
+
+// Rows per chunk of the row-by-row loops spread over the compute team.
+constexpr std::int64_t row_grain = 16;
 
 void activate(float* y, int n, Activation activation) {
   switch (activation) {
@@ -131,25 +136,21 @@ void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
   }
 }
 
-// Rows of x (FP32 [m, k]) quantized as quantize_activations_per_row_u8 does, but with the
-// FP32 side channels zeroed first (copied to side_x, FP32 [m, channels], instead), so that
-// they do not set the row's scale. masked_row: FP32 [k] scratch.
+// Rows of x (FP32 [m, k]) quantized as quantize_activations_per_row_u8 does, with the FP32
+// side channels left out of each row's scale (their weights in W_q are zero, so what they
+// quantize to does not matter) and copied to side_x, FP32 [m, channels].
 void quantize_with_side_channels(const float* x, int m, int k, std::span<const int> channels,
-                                 float* masked_row, float* side_x, std::uint8_t* x_q,
+                                 const std::uint32_t* keep, float* side_x, std::uint8_t* x_q,
                                  float* row_scale) {
   const auto width = static_cast<std::size_t>(k);
   for (int r = 0; r < m; ++r) {
     const float* xr = x + static_cast<std::size_t>(r) * width;
     float* xs = side_x + static_cast<std::size_t>(r) * channels.size();
-    std::copy(xr, xr + width, masked_row);
     for (std::size_t j = 0; j < channels.size(); ++j) {
-      const auto c = static_cast<std::size_t>(channels[j]);
-      xs[j] = xr[c];
-      masked_row[c] = 0.0f;
+      xs[j] = xr[static_cast<std::size_t>(channels[j])];
     }
-    quantize_activations_per_row_u8(masked_row, 1, k, x_q + static_cast<std::size_t>(r) * width,
-                                    row_scale + r);
   }
+  quantize_activations_per_row_u8(x, m, k, keep, x_q, row_scale);
 }
 
 // quantize_weights_per_channel with |q| <= qmax instead of 127 (same rounding).
@@ -266,7 +267,8 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
       s->side_channels = side_channels;
       s->side_weight.resize(side * n);
       s->side_x.resize(rows * side);
-      s->masked_row.resize(k);
+      s->keep.assign(k, 0xffffffffu);
+      for (int c : side_channels) s->keep[static_cast<std::size_t>(c)] = 0;
       masked_weight.assign(weight.begin(), weight.end());
       for (std::size_t j = 0; j < side; ++j) {
         const auto c = static_cast<std::size_t>(side_channels[j]);
@@ -352,12 +354,21 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
     float* y_chunk = y + static_cast<std::size_t>(first) * static_cast<std::size_t>(s->n);
     const State::Bucket& bucket = *std::find_if(s->buckets.begin(), s->buckets.end(),
                                                 [rows](const auto& b) { return b.m >= rows; });
-    if (s->side_channels.empty()) {
-      quantize_activations_per_row_u8(x_chunk, rows, s->k, s->x_q.data(), s->row_scale.data());
-    } else {
-      quantize_with_side_channels(x_chunk, rows, s->k, s->side_channels, s->masked_row.data(),
-                                  s->side_x.data(), s->x_q.data(), s->row_scale.data());
-    }
+    // Quantization and the epilogue are row by row: spread over the compute team, as the
+    // GEMM is by oneDNN.
+    parallel_for(rows, row_grain, 0, [&](int, std::int64_t begin, std::int64_t end) {
+      const auto first_row = static_cast<std::size_t>(begin);
+      const auto count = static_cast<int>(end - begin);
+      const float* xr = x_chunk + first_row * static_cast<std::size_t>(s->k);
+      std::uint8_t* qr = s->x_q.data() + first_row * static_cast<std::size_t>(s->k);
+      if (s->side_channels.empty()) {
+        quantize_activations_per_row_u8(xr, count, s->k, qr, s->row_scale.data() + begin);
+      } else {
+        quantize_with_side_channels(xr, count, s->k, s->side_channels, s->keep.data(),
+                                    s->side_x.data() + first_row * s->side_channels.size(), qr,
+                                    s->row_scale.data() + begin);
+      }
+    });
     // Rows rows..bucket.m-1 hold whatever an earlier, larger chunk left: their results are
     // ignored.
 
@@ -378,9 +389,15 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
       return {Errc::internal, "Int8Linear: oneDNN stream wait failed (dnnl_status " +
                                   std::to_string(static_cast<int>(st)) + ")"};
     }
-    epilogue(s->acc.data(), rows, s->n, s->comp.data(), s->row_scale.data(), s->col_scale.data(),
-             s->bias.data(), s->activation, static_cast<int>(s->side_channels.size()),
-             s->side_x.data(), s->side_weight.data(), y_chunk);
+    parallel_for(rows, row_grain, 0, [&](int, std::int64_t begin, std::int64_t end) {
+      const auto first_row = static_cast<std::size_t>(begin);
+      const auto side = s->side_channels.size();
+      epilogue(s->acc.data() + first_row * static_cast<std::size_t>(s->n),
+               static_cast<int>(end - begin), s->n, s->comp.data(), s->row_scale.data() + begin,
+               s->col_scale.data(), s->bias.data(), s->activation, static_cast<int>(side),
+               s->side_x.data() + first_row * side, s->side_weight.data(),
+               y_chunk + first_row * static_cast<std::size_t>(s->n));
+    });
   }
   return {};
 }

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+
+#include "coinfer/ops/compute_threads.hpp"
 
 namespace coinfer {
 namespace {
@@ -14,12 +17,11 @@ float sum_lanes(const float (&partial)[lanes]) noexcept {
   return s;
 }
 
-}  // namespace
-
-void add_layer_norm(const float* x, const float* residual, const float* gamma, const float* beta,
-                    int m, int n, float eps, float* y) noexcept {
+void layer_norm_rows(const float* x, const float* residual, const float* gamma,
+                     const float* beta, std::int64_t first, std::int64_t last, int n, float eps,
+                     float* y) noexcept {
   const int blocked = n - n % lanes;
-  for (int r = 0; r < m; ++r) {
+  for (std::int64_t r = first; r < last; ++r) {
     const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(n);
     const float* xr = x + offset;
     float* yr = y + offset;
@@ -67,6 +69,15 @@ void add_layer_norm(const float* x, const float* residual, const float* gamma, c
 
     for (int c = 0; c < n; ++c) yr[c] = std::fma((yr[c] - mean) * inv_std, gamma[c], beta[c]);
   }
+}
+
+}  // namespace
+
+void add_layer_norm(const float* x, const float* residual, const float* gamma, const float* beta,
+                    int m, int n, float eps, float* y) noexcept {
+  parallel_for(m, 16, 0, [&](int, std::int64_t first, std::int64_t last) {
+    layer_norm_rows(x, residual, gamma, beta, first, last, n, eps, y);
+  });
 }
 
 }  // namespace coinfer

@@ -10,16 +10,26 @@ namespace coinfer {
 namespace {
 
 // One row of `cols` floats -> INT8 (plus `Offset`, stored as Q) and its scale. Written as plain
-// loops the compiler vectorizes (max-abs reduction, then scale-round-clamp).
+// loops the compiler vectorizes (max-abs reduction, then scale-round-clamp). With `keep`, only
+// the channels whose mask is all ones count toward the scale.
 template <class Q, int Offset>
-void quantize_row(const float* a, int cols, Q* q, float* scale) noexcept {
+void quantize_row(const float* a, int cols, const std::uint32_t* keep, Q* q,
+                  float* scale) noexcept {
   // max |a| as an integer reduction, which vectorizes without -ffast-math: the bit patterns of
   // non-negative floats order like the floats; a NaN sorts above +Inf and so yields zeros below.
   std::uint32_t max_bits = 0;
-  for (int c = 0; c < cols; ++c) {
-    std::uint32_t bits;
-    std::memcpy(&bits, a + c, sizeof bits);
-    max_bits = std::max(max_bits, bits & 0x7fffffffu);
+  if (keep == nullptr) {
+    for (int c = 0; c < cols; ++c) {
+      std::uint32_t bits;
+      std::memcpy(&bits, a + c, sizeof bits);
+      max_bits = std::max(max_bits, bits & 0x7fffffffu);
+    }
+  } else {
+    for (int c = 0; c < cols; ++c) {
+      std::uint32_t bits;
+      std::memcpy(&bits, a + c, sizeof bits);
+      max_bits = std::max(max_bits, bits & 0x7fffffffu & keep[c]);
+    }
   }
   float max_abs;
   std::memcpy(&max_abs, &max_bits, sizeof max_abs);
@@ -38,10 +48,11 @@ void quantize_row(const float* a, int cols, Q* q, float* scale) noexcept {
 }
 
 template <class Q, int Offset>
-void quantize_rows(const float* a, int rows, int cols, Q* q, float* scales) noexcept {
+void quantize_rows(const float* a, int rows, int cols, const std::uint32_t* keep, Q* q,
+                   float* scales) noexcept {
   for (int r = 0; r < rows; ++r) {
     const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
-    quantize_row<Q, Offset>(a + offset, cols, q + offset, scales + r);
+    quantize_row<Q, Offset>(a + offset, cols, keep, q + offset, scales + r);
   }
 }
 
@@ -49,17 +60,22 @@ void quantize_rows(const float* a, int rows, int cols, Q* q, float* scales) noex
 
 void quantize_weights_per_channel(const float* w, int n, int k, std::int8_t* q,
                                   float* scales) noexcept {
-  quantize_rows<std::int8_t, 0>(w, n, k, q, scales);
+  quantize_rows<std::int8_t, 0>(w, n, k, nullptr, q, scales);
 }
 
 void quantize_activations_per_row(const float* x, int m, int k, std::int8_t* q,
                                   float* scales) noexcept {
-  quantize_rows<std::int8_t, 0>(x, m, k, q, scales);
+  quantize_rows<std::int8_t, 0>(x, m, k, nullptr, q, scales);
 }
 
 void quantize_activations_per_row_u8(const float* x, int m, int k, std::uint8_t* q,
                                      float* scales) noexcept {
-  quantize_rows<std::uint8_t, 128>(x, m, k, q, scales);
+  quantize_rows<std::uint8_t, 128>(x, m, k, nullptr, q, scales);
+}
+
+void quantize_activations_per_row_u8(const float* x, int m, int k, const std::uint32_t* keep,
+                                     std::uint8_t* q, float* scales) noexcept {
+  quantize_rows<std::uint8_t, 128>(x, m, k, keep, q, scales);
 }
 
 }  // namespace coinfer

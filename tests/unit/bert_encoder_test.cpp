@@ -14,9 +14,11 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "coinfer/ops/attention.hpp"
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/layer_norm.hpp"
 #include "test_data.hpp"
 
@@ -304,6 +306,26 @@ TEST_CASE("a sentence's int8 embedding does not depend on the other rows of its 
   CHECK(max_diff <= 1e-5f);
 }
 
+TEST_CASE("int8 embeddings have the same bits on one compute thread and on two") {
+  // Every loop spread over the compute team works row by row (or head by head) and oneDNN's
+  // INT32 accumulation is exact, so the team's size cannot change a bit.
+  const auto cases = load_reference();
+  auto model = load_minilm(Precision::int8, 64, 4096, 2048);
+  std::vector<std::vector<std::int32_t>> rows;
+  for (const auto& c : cases) rows.push_back(c.ids);
+  std::vector<std::vector<float>> embeddings[2];
+  for (const int threads : {1, 2}) {
+    std::thread worker([&] {
+      set_compute_threads(threads);
+      REQUIRE(compute_team_size() == threads);
+      REQUIRE(encode(*model, rows, embeddings[threads - 1]).ok());
+    });
+    worker.join();
+  }
+  REQUIRE(embeddings[0].size() == rows.size());
+  CHECK(embeddings[0] == embeddings[1]);
+}
+
 TEST_CASE("a dense batch of equal-length rows gives the packed batch's embeddings") {
   auto model = load_minilm(Precision::int8, 4, 64);
   const std::vector<std::vector<std::int32_t>> rows = {{101, 7592, 2088, 999, 102},
@@ -443,7 +465,7 @@ TEST_CASE("packed self-attention matches softmax(QK^T scale)V computed row by ro
     std::vector<float> scratch(attention_scratch_floats(shape, 20));
     std::vector<float> out(std::size_t(tokens) * width, -1.0f);
     const float scale = 1.0f / std::sqrt(float(head_dim));
-    self_attention(qkv.data(), offsets, shape, scale, scratch.data(), out.data());
+    self_attention(qkv.data(), offsets, shape, scale, scratch, out.data());
 
     double max_error = 0;
     for (std::size_t r = 0; r + 1 < offsets.size(); ++r) {

@@ -130,6 +130,7 @@ class BertEncoder final : public Model {
                              // then the attention projection ([.., hidden]), then the FFN's
                              // GELU activations ([.., ffn])
   std::vector<float> attention_scratch_;    // attention_scratch_floats(attention_, max_length)
+                                            // per thread of the compute team
   std::vector<std::int64_t> offsets_;       // [max_batch_size + 1]: offsets of a dense input
   std::vector<std::int64_t> pass_offsets_;  // [max_batch_size + 1]: one pass's, from 0
 };

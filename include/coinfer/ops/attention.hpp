@@ -14,7 +14,7 @@ struct AttentionShape {
   static constexpr int max_head_dim = 256;
 };
 
-// Floats of scratch self_attention() needs for rows of at most max_length tokens.
+// Floats of scratch one thread of self_attention() needs for rows of at most max_length tokens.
 std::size_t attention_scratch_floats(AttentionShape shape, int max_length) noexcept;
 
 // For each row r (tokens offsets[r] .. offsets[r + 1] - 1, at least one and at most the
@@ -24,9 +24,10 @@ std::size_t attention_scratch_floats(AttentionShape shape, int max_length) noexc
 //      Q (head h at columns h * head_dim ..), then K, then V, each heads * head_dim wide.
 // out: FP32 [tokens, heads * head_dim] row-major, head h at columns h * head_dim (the layout
 //      the output projection takes).
-// offsets: rows + 1 ascending token indices. scratch: attention_scratch_floats() floats.
-// Single-threaded; allocates nothing.
+// offsets: rows + 1 ascending token indices. scratch: attention_scratch_floats() floats per
+// thread: the (row, head) pairs are spread over the compute team (parallel_for), on as many
+// threads as the scratch holds. Allocates nothing; the result does not depend on the threads.
 void self_attention(const float* qkv, std::span<const std::int64_t> offsets, AttentionShape shape,
-                    float scale, float* scratch, float* out) noexcept;
+                    float scale, std::span<float> scratch, float* out) noexcept;
 
 }  // namespace coinfer

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cstdint>
+#include <type_traits>
+
 namespace coinfer {
 
 // Sets how many threads oneDNN uses for ops run from the calling thread. oneDNN here uses
@@ -7,5 +10,32 @@ namespace coinfer {
 // from each compute thread it owns. n < 1 is treated as 1. A no-op when oneDNN was built
 // with another threading runtime.
 void set_compute_threads(int n) noexcept;
+
+// Threads in the calling thread's compute team: the OpenMP team oneDNN's GEMMs run on, as
+// set_compute_threads sized it; 1 when there is none.
+int compute_team_size() noexcept;
+
+namespace detail {
+using ChunkFn = void (*)(void* body, int thread, std::int64_t begin, std::int64_t end);
+void parallel_for(std::int64_t n, std::int64_t grain, int max_threads, ChunkFn fn,
+                  void* body) noexcept;
+}  // namespace detail
+
+// Runs body(thread, begin, end) over [0, n) in chunks of at most `grain` indices, which the
+// threads of the calling thread's compute team take in turn (at most max_threads of them when
+// max_threads > 0); `thread` is the taker's index, below the threads used, for per-thread
+// scratch. Returns when every chunk has run. One call on the calling thread (thread 0) when
+// the team has one thread or n fits one chunk. The team is oneDNN's own, so the elementwise
+// loops and the GEMMs between them never compete for cores. `body` must not throw.
+template <class Body>
+void parallel_for(std::int64_t n, std::int64_t grain, int max_threads, Body&& body) noexcept {
+  using B = std::remove_reference_t<Body>;
+  detail::parallel_for(
+      n, grain, max_threads,
+      [](void* b, int thread, std::int64_t begin, std::int64_t end) {
+        (*static_cast<B*>(b))(thread, begin, end);
+      },
+      const_cast<void*>(static_cast<const void*>(&body)));
+}
 
 }  // namespace coinfer

@@ -280,6 +280,7 @@ Status BertEncoder::load(const std::filesystem::path& weights, std::string name,
     int8.max_batch = m.max_pass_tokens_;
     int8.max_gemm_rows = int8_gemm_rows;
     int8.weight_qmax = Int8Linear::saturation_free_weight_qmax();
+    int8.keep_fp32_weight = options.keep_fp32_weights;
     for (std::size_t i = 0; i < linears.size(); ++i) {
       const LinearWeights& l = linears[i];
       const std::vector<int> channels = largest_channels(input_max[i], options.int8_fp32_channels);
@@ -397,16 +398,18 @@ Status BertEncoder::run(Linear& linear, const float* x, int m, float* y) {
                                        : linear.fp32.forward(x, m, y);
 }
 
-Status BertEncoder::check_batch(const Batch& batch, std::span<const std::int64_t>& offsets) {
+Status check_encoder_batch(const Batch& batch, const ModelMetadata& metadata, int vocab,
+                           int max_length, std::span<std::int64_t> dense_offsets,
+                           std::span<const std::int64_t>& offsets) {
   const ConstTensorView& ids = batch.inputs[0];
   if (ids.dtype != DType::Int32) {
     return Status::invalid("input_ids: expected INT32, got " + std::string(to_string(ids.dtype)));
   }
   const int rows = batch.rows;
-  if (rows < 0 || rows > metadata_.max_batch_size) {
+  if (rows < 0 || rows > metadata.max_batch_size) {
     return Status::invalid("input_ids: batch of " + std::to_string(rows) +
                            " rows exceeds max_batch_size " +
-                           std::to_string(metadata_.max_batch_size));
+                           std::to_string(metadata.max_batch_size));
   }
   if (batch.offsets.empty()) {  // dense [rows, length]
     if (ids.shape.size() != 2 || ids.shape[0] != rows) {
@@ -414,8 +417,8 @@ Status BertEncoder::check_batch(const Batch& batch, std::span<const std::int64_t
           "input_ids: expected [rows, length] or packed rows with offsets, got " +
           to_string(ids.shape));
     }
-    for (int r = 0; r <= rows; ++r) offsets_[static_cast<std::size_t>(r)] = r * ids.shape[1];
-    offsets = std::span<const std::int64_t>(offsets_.data(), static_cast<std::size_t>(rows) + 1);
+    for (int r = 0; r <= rows; ++r) dense_offsets[static_cast<std::size_t>(r)] = r * ids.shape[1];
+    offsets = std::span<const std::int64_t>(dense_offsets.data(), static_cast<std::size_t>(rows) + 1);
   } else {
     offsets = batch.offsets;
     if (offsets.size() != static_cast<std::size_t>(rows) + 1 || offsets[0] != 0 ||
@@ -425,26 +428,26 @@ Status BertEncoder::check_batch(const Batch& batch, std::span<const std::int64_t
                              " row offsets");
     }
   }
-  if (offsets[static_cast<std::size_t>(rows)] > metadata_.max_batch_tokens) {
+  if (offsets[static_cast<std::size_t>(rows)] > metadata.max_batch_tokens) {
     return Status::invalid(
         "input_ids: batch of " + std::to_string(offsets[static_cast<std::size_t>(rows)]) +
-        " tokens exceeds max_batch_tokens " + std::to_string(metadata_.max_batch_tokens));
+        " tokens exceeds max_batch_tokens " + std::to_string(metadata.max_batch_tokens));
   }
   const std::int32_t* id = ids.values<std::int32_t>().data();
   for (int r = 0; r < rows; ++r) {
     const std::int64_t first = offsets[static_cast<std::size_t>(r)];
     const std::int64_t length = offsets[static_cast<std::size_t>(r) + 1] - first;
-    if (length < 1 || length > max_length_) {
+    if (length < 1 || length > max_length) {
       return Status::invalid("input_ids: row " + std::to_string(r) + " has " +
                              std::to_string(length) + " tokens, expected 1.." +
-                             std::to_string(max_length_) + " (max_length)");
+                             std::to_string(max_length) + " (max_length)");
     }
     for (std::int64_t p = 0; p < length; ++p) {
       const std::int32_t v = id[first + p];
-      if (v < 0 || v >= vocab_) {
+      if (v < 0 || v >= vocab) {
         return Status::invalid("input_ids: row " + std::to_string(r) + " position " +
                                std::to_string(p) + ": token id " + std::to_string(v) +
-                               " outside [0, " + std::to_string(vocab_) + ")");
+                               " outside [0, " + std::to_string(vocab) + ")");
       }
     }
   }
@@ -456,7 +459,10 @@ Status BertEncoder::forward(const Batch& batch, std::span<Tensor> outputs) {
     return {Errc::internal, "BertEncoder::forward: expected 1 input and 1 output"};
   }
   std::span<const std::int64_t> offsets;
-  if (auto status = check_batch(batch, offsets); !status) return status;
+  if (auto status = check_encoder_batch(batch, metadata_, vocab_, max_length_, offsets_, offsets);
+      !status) {
+    return status;
+  }
   const int rows = batch.rows;
   const std::int64_t output_shape[] = {rows, hidden_};
   outputs[0].resize(DType::FP32, output_shape);

@@ -11,9 +11,7 @@
 #endif
 
 namespace coinfer {
-namespace {
 
-// "cuda" -> 0, "cuda:N" -> N; false for anything else.
 bool parse_cuda_device(const std::string& device, int& index) {
   if (device == "cuda") {
     index = 0;
@@ -25,6 +23,8 @@ bool parse_cuda_device(const std::string& device, int& index) {
   auto [end, ec] = std::from_chars(first, last, index);
   return ec == std::errc() && end == last && index >= 0;
 }
+
+namespace {
 
 Status make_cuda_mlp(const ModelConfig& config, int device_index, LoadedModel& out) {
   const std::string key = "models." + config.name + ".device: ";
@@ -77,7 +77,7 @@ Status load_mlp(const ModelConfig& config, ModelOptions&, LoadedModel& out) {
 }  // namespace
 
 const ModelKind identity_kind{"identity", load_identity};
-const ModelKind mlp_kind{"mlp", load_mlp};
+const ModelKind mlp_kind{"mlp", load_mlp, /*serves_cuda=*/true};
 
 std::span<const ModelKind* const> builtin_model_kinds() noexcept {
   static const ModelKind* const kinds[] = {&identity_kind, &mlp_kind, &sentence_embedding_kind};
@@ -99,9 +99,13 @@ Status make_model(const ModelConfig& config, LoadedModel& out,
       return Status::invalid("models." + config.name + ".device: unknown device '" + config.device +
                              "' (known: cpu, cuda, cuda:N)");
     }
-    if (kind != &mlp_kind) {
+    if (kind && !kind->serves_cuda) {
+      std::string serving;
+      for (const ModelKind* k : kinds) {
+        if (k->serves_cuda) serving += (serving.empty() ? "'" : ", '") + std::string(k->name) + "'";
+      }
       return Status::invalid("models." + config.name + ".device: " + config.device +
-                             " is supported for kind 'mlp' only");
+                             " is supported for kind " + serving + " only");
     }
   }
   if (!kind) {

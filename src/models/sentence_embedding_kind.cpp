@@ -8,15 +8,51 @@
 //   max_batch_tokens = 8192         # token budget of one batch (rows packed, no padding)
 //   max_input_tokens = 256          # per text, [CLS] and [SEP] included (at most 512)
 //   truncate = false                # cut longer texts instead of refusing them (400)
-//   precision = "int8"              # or "fp32" (the reference path)
+//   precision = "int8"              # or "fp32" (the reference path; CPU only)
+//   device = "cuda:0"               # optional: the INT8 encoder on a GPU (CudaBertEncoder)
 #include <filesystem>
 
 #include "coinfer/models/bert_encoder.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/tokenizers/wordpiece.hpp"
 
+#ifdef COINFER_HAVE_CUDA
+#include "coinfer/models/cuda_bert_encoder.hpp"
+#include "coinfer/runtime/cuda_executor.hpp"
+#endif
+
 namespace coinfer {
 namespace {
+
+// device = "cuda[:N]": a CudaExecutor of the model's own and the encoder on it (INT8 only).
+Status load_on_cuda(const ModelConfig& config, const BertEncoderOptions& encoder,
+                    LoadedModel& out, int& vocab_size) {
+  const std::string key = "models." + config.name + ".";
+#ifdef COINFER_HAVE_CUDA
+  int index = 0;
+  parse_cuda_device(config.device, index);  // checked by make_model
+  std::unique_ptr<CudaExecutor> executor;
+  if (auto s = CudaExecutor::create(index, config.cuda_streams, executor); !s) {
+    return Status(s.code(), key + "device: " + config.device + " requested but " + s.message());
+  }
+  std::unique_ptr<CudaBertEncoder> model;
+  if (auto s = CudaBertEncoder::load(config.weights, config.name, config.version, encoder,
+                                     *executor, model);
+      !s) {
+    return Status(s.code(), key + "weights: " + s.message());
+  }
+  vocab_size = model->vocab_size();
+  out.model = std::move(model);
+  out.device_executor = std::move(executor);
+  return {};
+#else
+  (void)encoder;
+  (void)out;
+  (void)vocab_size;
+  return {Errc::unavailable,
+          key + "device: " + config.device + " requested but this build has no CUDA"};
+#endif
+}
 
 Status load_sentence_embedding(const ModelConfig& config, ModelOptions& options, LoadedModel& out) {
   const std::string prefix = "models." + config.name + ".";
@@ -55,22 +91,31 @@ Status load_sentence_embedding(const ModelConfig& config, ModelOptions& options,
   encoder.max_batch_tokens = max_batch_tokens;
   encoder.max_length = static_cast<int>(max_input_tokens);
   encoder.precision = precision == "fp32" ? Precision::fp32 : Precision::int8;
-  std::unique_ptr<BertEncoder> model;
-  if (auto status = BertEncoder::load(config.weights, config.name, config.version, encoder, model);
-      !status) {
-    return Status(status.code(), prefix + "weights: " + status.message());
+  int vocab_size = 0;
+  if (config.device != "cpu") {
+    if (auto status = load_on_cuda(config, encoder, out, vocab_size); !status) return status;
+  } else {
+    std::unique_ptr<BertEncoder> model;
+    if (auto status =
+            BertEncoder::load(config.weights, config.name, config.version, encoder, model);
+        !status) {
+      return Status(status.code(), prefix + "weights: " + status.message());
+    }
+    vocab_size = model->vocab_size();
+    out.model = std::move(model);
   }
-  if (static_cast<std::size_t>(model->vocab_size()) != tokenizer->vocab_size()) {
+  if (static_cast<std::size_t>(vocab_size) != tokenizer->vocab_size()) {
+    out = LoadedModel{};
     return Status::invalid(prefix + "vocab: " + std::to_string(tokenizer->vocab_size()) +
-                           " tokens, but the weights have " + std::to_string(model->vocab_size()));
+                           " tokens, but the weights have " + std::to_string(vocab_size));
   }
-  out.model = std::move(model);
   out.text = TextInput{std::move(tokenizer), "text", max_input_tokens, truncate};
   return {};
 }
 
 }  // namespace
 
-const ModelKind sentence_embedding_kind{"sentence_embedding", load_sentence_embedding};
+const ModelKind sentence_embedding_kind{"sentence_embedding", load_sentence_embedding,
+                                        /*serves_cuda=*/true};
 
 }  // namespace coinfer

@@ -41,6 +41,28 @@ TEST_CASE("device cuda:0 without a usable GPU fails at startup with a clear mess
   CHECK(loaded.device_executor == nullptr);
 }
 
+TEST_CASE("sentence embeddings on cuda:0 without a usable GPU fail at startup by key") {
+  ModelConfig config;
+  config.name = "minilm";
+  config.kind = "sentence_embedding";
+  config.weights = COINFER_SOURCE_DIR "/assets/all-MiniLM-L6-v2/model.safetensors";
+  config.max_batch_size = 64;
+  config.device = "cuda:0";
+  LoadedModel loaded;
+  const Status s = make_model(config, loaded);
+  if (s.ok()) {  // a GPU machine with the full build
+    CHECK(loaded.model->metadata().platform == "coinfer_bert_encoder_cuda");
+    CHECK(loaded.device_executor != nullptr);
+    CHECK(loaded.text.has_value());
+    return;
+  }
+  MESSAGE(s.message());
+  CHECK(s.code() == Errc::unavailable);
+  CHECK(s.message().rfind("models.minilm.device: cuda:0 requested but ", 0) == 0);
+  CHECK(loaded.model == nullptr);
+  CHECK(loaded.device_executor == nullptr);
+}
+
 TEST_CASE("device cpu builds the CPU model and no executor of its own") {
   LoadedModel loaded;
   REQUIRE(make_model(digits_on("cpu"), loaded).ok());
@@ -56,7 +78,7 @@ TEST_CASE("an unknown device or a GPU identity model is refused by key") {
   ModelConfig identity = digits_on("cuda:0");
   identity.kind = "identity";
   CHECK(make_model(identity, loaded).message() ==
-        "models.digits.device: cuda:0 is supported for kind 'mlp' only");
+        "models.digits.device: cuda:0 is supported for kind 'mlp', 'sentence_embedding' only");
 }
 
 TEST_CASE("a kind rejects a key it does not know, by its full name") {

@@ -39,7 +39,18 @@ struct BertEncoderOptions {
   // channels 10-20x larger than the rest; quantized with them, short inputs lose up to 1.5% of
   // cosine. 0: none (and no calibration).
   int int8_fp32_channels = 4;
+  // INT8 only: each linear keeps its FP32 weight (Int8Linear::fp32_weight) for a device twin
+  // to quantize its own way (CudaBertEncoder); doubles the linears' memory.
+  bool keep_fp32_weights = false;
 };
+
+// Checks a batch of input_ids for a BERT encoder of `vocab` tokens and rows of at most
+// `max_length` (both packed rows with offsets, and dense [rows, length] with none), against the
+// metadata's max_batch_size and max_batch_tokens, and gives the rows' offsets: the batch's own,
+// or `dense_offsets` (max_batch_size + 1 of them) filled for a dense input.
+Status check_encoder_batch(const Batch& batch, const ModelMetadata& metadata, int vocab,
+                           int max_length, std::span<std::int64_t> dense_offsets,
+                           std::span<const std::int64_t>& offsets);
 
 // A BERT sentence encoder: all-MiniLM-L6-v2 and other BertModel checkpoints with mean pooling
 // (sentence-transformers' pipeline Transformer -> Pooling(mean) -> Normalize). Sized by its
@@ -74,6 +85,23 @@ class BertEncoder final : public Model {
   int max_length() const noexcept { return max_length_; }
   Precision precision() const noexcept { return precision_; }
 
+  // The weights, for a device twin (CudaBertEncoder):
+  AttentionShape attention_shape() const noexcept { return attention_; }
+  std::span<const float> word_embeddings() const noexcept { return word_embeddings_; }
+  std::span<const float> position_embeddings() const noexcept { return position_embeddings_; }
+  std::span<const float> embedding_norm() const noexcept { return embedding_norm_; }
+  std::span<const float> attention_norm(std::size_t layer) const noexcept {
+    return layers_[layer].attention_norm;
+  }
+  std::span<const float> output_norm(std::size_t layer) const noexcept {
+    return layers_[layer].output_norm;
+  }
+  // Linear `index` (4 per layer, in the order they run: QKV, attention output, intermediate,
+  // output) at INT8 precision.
+  const Int8Linear& int8_linear(std::size_t index) const noexcept {
+    return const_cast<BertEncoder*>(this)->linear(index).int8;
+  }
+
  private:
   // One linear layer: int8 when the model serves INT8, fp32 when it serves FP32 (and, during
   // an INT8 load, for the calibration pass only).
@@ -102,9 +130,6 @@ class BertEncoder final : public Model {
   void allocate_activations(std::size_t tokens);  // hidden_states_, context_, wide_
   // Mean pooling and L2 normalization of the rows at `offsets` in hidden_states_.
   void pool(std::span<const std::int64_t> offsets, float* embedding) const noexcept;
-  // Validates the batch and returns its row offsets (the batch's own, or offsets_ filled for a
-  // dense input).
-  Status check_batch(const Batch& batch, std::span<const std::int64_t>& offsets);
 
   ModelMetadata metadata_;
   Precision precision_ = Precision::int8;

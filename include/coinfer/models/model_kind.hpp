@@ -55,6 +55,12 @@ class ModelOptions {
 struct ModelKind {
   std::string_view name;
   Status (*load)(const ModelConfig& config, ModelOptions& options, LoadedModel& out);
+  // The kind serves device = "cuda[:N]" (its loader makes the CudaExecutor); others are
+  // refused by make_model with a message naming the kinds that do.
+  bool serves_cuda = false;
 };
+
+// "cuda" -> 0, "cuda:N" -> N; false for anything else.
+bool parse_cuda_device(const std::string& device, int& index);
 
 }  // namespace coinfer

@@ -31,6 +31,7 @@ __device__ float warp_sum(float v) {
 constexpr int quantize_threads = 256;
 
 __global__ void quantize_rows_kernel(const float* __restrict__ x, int k, int k_padded,
+                                     const std::uint32_t* __restrict__ keep,
                                      std::int8_t* __restrict__ q, float* __restrict__ scales) {
   __shared__ unsigned partial[quantize_threads / warp_size];
   const int row = blockIdx.x;
@@ -41,7 +42,7 @@ __global__ void quantize_rows_kernel(const float* __restrict__ x, int k, int k_p
   // floats order like their bits, and a NaN sorts above +Inf.
   unsigned bits = 0;
   for (int c = threadIdx.x; c < k; c += blockDim.x) {
-    bits = max(bits, __float_as_uint(xr[c]) & 0x7fffffffu);
+    bits = max(bits, __float_as_uint(xr[c]) & 0x7fffffffu & (keep ? keep[c] : 0xffffffffu));
   }
   bits = __reduce_max_sync(0xffffffffu, bits);
   if (threadIdx.x % warp_size == 0) partial[threadIdx.x / warp_size] = bits;
@@ -73,7 +74,7 @@ __global__ void dequantize_kernel(const std::int32_t* __restrict__ acc, int m, i
                                   const float* __restrict__ row_scale,
                                   const float* __restrict__ col_scale,
                                   const float* __restrict__ bias, int activation,
-                                  float* __restrict__ y) {
+                                  SideChannels side, float* __restrict__ y) {
   const std::size_t total = static_cast<std::size_t>(m) * n;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
@@ -82,6 +83,11 @@ __global__ void dequantize_kernel(const std::int32_t* __restrict__ acc, int m, i
     // The CPU epilogue's formula and rounding order (activation.hpp).
     float v = dequantize(static_cast<float>(acc[static_cast<std::size_t>(r) * ld_acc + c]),
                          row_scale[r], col_scale[c], bias[c]);
+    // Side channels one at a time, fused multiply-adds in the CPU epilogue's order.
+    for (int j = 0; j < side.count; ++j) {
+      v = fmaf(side.x[static_cast<std::size_t>(r) * side.ldx + side.channels[j]],
+               side.weight[static_cast<std::size_t>(j) * n + c], v);
+    }
     if (activation == static_cast<int>(Activation::relu)) {
       v = v < 0.0f ? 0.0f : v;  // std::max(v, 0.0f), as the CPU epilogue
     } else if (activation == static_cast<int>(Activation::gelu)) {
@@ -145,19 +151,20 @@ unsigned elementwise_blocks(std::size_t count) {
 }  // namespace
 
 Status quantize_rows_int8(const float* x, int m, int k, int k_padded, std::int8_t* q, float* scales,
-                          cudaStream_t stream) {
+                          cudaStream_t stream, const std::uint32_t* keep) {
   if (m == 0) return {};
-  quantize_rows_kernel<<<m, quantize_threads, 0, stream>>>(x, k, k_padded, q, scales);
+  quantize_rows_kernel<<<m, quantize_threads, 0, stream>>>(x, k, k_padded, keep, q, scales);
   return last_launch_status("quantize_rows_kernel");
 }
 
 Status dequantize_bias_activation(const std::int32_t* acc, int m, int n, int ld_acc,
                                   const float* row_scale, const float* col_scale, const float* bias,
-                                  Activation activation, float* y, cudaStream_t stream) {
+                                  Activation activation, float* y, cudaStream_t stream,
+                                  const SideChannels& side) {
   if (m == 0) return {};
   const std::size_t count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
   dequantize_kernel<<<elementwise_blocks(count), 256, 0, stream>>>(
-      acc, m, n, ld_acc, row_scale, col_scale, bias, static_cast<int>(activation), y);
+      acc, m, n, ld_acc, row_scale, col_scale, bias, static_cast<int>(activation), side, y);
   return last_launch_status("dequantize_kernel");
 }
 

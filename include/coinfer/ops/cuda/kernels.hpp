@@ -17,15 +17,30 @@ namespace coinfer::cuda {
 // Per-row symmetric INT8 quantization (the GPU twin of quantize_activations_per_row):
 //   x: FP32 [m, k] (row stride k) -> q: INT8 [m, k_padded] (columns k..k_padded-1 are zeros,
 //   so a GEMM over k_padded sees the same dot products), scales: FP32 [m] = max|x_r| / 127.
+// With `keep` (device, [k]: 0xffffffff or 0 per channel), only the kept channels set a row's
+// scale; the others are quantized with it, clamped, and must meet zero weights (FP32 side
+// channels, added by the epilogue).
 Status quantize_rows_int8(const float* x, int m, int k, int k_padded, std::int8_t* q, float* scales,
-                          cudaStream_t stream);
+                          cudaStream_t stream, const std::uint32_t* keep = nullptr);
+
+// FP32 input channels that bypass an INT8 GEMM (outlier channels, as the CPU's Int8Linear
+// runs them): y[r][c] += x[r][channels[j]] * weight[j][c] for j < count, before the
+// activation. Device pointers; count 0: none.
+struct SideChannels {
+  int count = 0;
+  const int* channels = nullptr;  // [count]
+  const float* x = nullptr;       // the GEMM's FP32 input, [m, ldx]
+  int ldx = 0;
+  const float* weight = nullptr;  // FP32 [count, n]
+};
 
 // The fused epilogue after an INT8 GEMM:
-//   y[r][c] = act(acc[r][c] * row_scale[r] * col_scale[c] + bias[c]),  c < n
+//   y[r][c] = act(acc[r][c] * row_scale[r] * col_scale[c] + bias[c] + side channels),  c < n
 //   acc: INT32 [m, ld_acc] (ld_acc >= n, padding columns ignored); y: FP32 [m, n].
 Status dequantize_bias_activation(const std::int32_t* acc, int m, int n, int ld_acc,
                                   const float* row_scale, const float* col_scale, const float* bias,
-                                  Activation activation, float* y, cudaStream_t stream);
+                                  Activation activation, float* y, cudaStream_t stream,
+                                  const SideChannels& side = {});
 
 // In place softmax over each row of x: FP32 [m, n], and the argmax of each row into
 // labels: INT64 [m] (ties go to the lowest index, as argmax_rows on the CPU).

@@ -263,8 +263,9 @@ std::string to_toml(const Config& c) {
                       {"priority_levels", m.priority_levels},
                       {"default_priority", m.default_priority}};
     if (m.device != "cpu") model.insert("cuda_streams", m.cuda_streams);
-    for (const auto& [key, value] : m.options) {
-      std::visit([&](const auto& v) { model.insert(key, v); }, value);
+    // Not a structured binding: clang before 16 (the fuzz build) cannot capture one.
+    for (const auto& option : m.options) {
+      std::visit([&](const auto& v) { model.insert(option.first, v); }, option.second);
     }
     models.insert(m.name, std::move(model));
   }

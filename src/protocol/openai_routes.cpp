@@ -296,7 +296,10 @@ void tokenize(const ModelRepository& repo, const HttpRequest& req, HttpResponse&
   std::string model, prompt;
   bool has_prompt = false;
   bool special = true;
-  Status status = parse_object(parser, req, doc, object);
+  // A body that did not parse leaves `object` with no document behind it: iterating it
+  // dereferences null (found by fuzz/openai_request_fuzzer).
+  if (Status parsed = parse_object(parser, req, doc, object); !parsed) return fail(res, parsed);
+  Status status;
   for (auto field : object) {
     if (!status.ok()) break;
     std::string_view key, text;
@@ -349,7 +352,10 @@ void detokenize(const ModelRepository& repo, const HttpRequest& req, HttpRespons
   std::string model;
   std::vector<std::int32_t> ids;
   bool has_tokens = false;
-  Status status = parse_object(parser, req, doc, object);
+  // A body that did not parse leaves `object` with no document behind it: iterating it
+  // dereferences null (found by fuzz/openai_request_fuzzer).
+  if (Status parsed = parse_object(parser, req, doc, object); !parsed) return fail(res, parsed);
+  Status status;
   for (auto field : object) {
     if (!status.ok()) break;
     std::string_view key, text;

@@ -41,6 +41,12 @@ class WsServer {
   std::uint16_t port() const { return server_->port(); }
   void stop() { server_->stop(); }
   GatedIdentity& slow() { return *slow_; }
+  // Rows the identity model has computed (its requests' batch dimensions summed).
+  std::uint64_t identity_rows_computed() {
+    Endpoint* e = nullptr;
+    REQUIRE(repository_.find("identity", "", e).ok());
+    return e->metrics().inference_count.value();
+  }
   std::size_t slow_queue_depth() {
     Endpoint* e = nullptr;
     REQUIRE(repository_.find("slow", "", e).ok());
@@ -209,7 +215,13 @@ TEST_CASE("on stop, replies still being written reach a slow reader, then the cl
                 R"(","inputs":[{"name":"INPUT0","shape":[1,40000],"datatype":"FP32","data":[)" +
                 row + "]}]}");
   }
-  std::this_thread::sleep_for(300ms);  // computed; writes blocked on the client
+  // Every request read and computed, so the replies wait on the client's full socket. Waited
+  // for, not slept: under TSan, reading these 6 MB of JSON outlasted a 300 ms sleep, stop()
+  // came first, and messages not yet read are rightly never answered.
+  for (int i = 0; i < 2000 && server.identity_rows_computed() < count; ++i) {
+    std::this_thread::sleep_for(5ms);
+  }
+  REQUIRE(server.identity_rows_computed() == std::uint64_t(count));
   server.stop();
   std::this_thread::sleep_for(100ms);  // stop() has reached the connection
   std::set<std::string> ids;

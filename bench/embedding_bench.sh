@@ -5,7 +5,8 @@
 #              and 64 concurrent clients, with batching on (max_batch_size 64) and off (1);
 #   peers      in-process, batch 64 (bench/embedding_peers.sh): sentence-transformers
 #              encode() on Debian's CPU PyTorch, and onnxruntime INT8 (dynamically quantized
-#              export of the same model).
+#              export of the same model); and coinfer's BertEncoder in-process
+#              (build/bench/coinfer-bert-encoder-bench) with the server's compute threads.
 # Before measuring, the served vectors of the first 64 sentences are checked against
 # sentence-transformers' (cosine >= 0.99 each; min and mean are printed).
 #
@@ -86,6 +87,12 @@ done
 log "peers (in-process, batch 64)"
 peers=$(bench/embedding_peers.sh "$work/sentences.txt" --batch 64)
 echo "$peers"
+log "coinfer's BertEncoder in-process (batch 64, $THREADS compute threads)"
+encoder=$(build/bench/coinfer-bert-encoder-bench assets/all-MiniLM-L6-v2 "$work/sentences.txt" \
+            --threads "$THREADS" --batch 64 --seconds "$DURATION")
+echo "$encoder"
+peers="$peers
+$encoder"
 
 python3 - "$peers" <<PY
 import json, sys
@@ -93,6 +100,7 @@ peers = {}
 for line in sys.argv[1].splitlines():
     d = json.loads(line)
     if "peer" in d: peers[d["peer"]] = d["sentences_per_s"]
+    if d.get("bench") == "bert_encoder": peers["coinfer BertEncoder (INT8)"] = d["sentences_per_s"]
 rows = {}
 $(for k in "${!results[@]}"; do echo "rows['$k'] = json.loads('''${results[$k]}''')"; done)
 print()
@@ -104,7 +112,7 @@ for b in ("on", "off"):
         lat = d["latency_us"]
         print(f"| batching {b} | {c} | {d['ok'] / d['duration_s']:.1f} | {lat['p50'] / 1000:.2f} | {lat['p99'] / 1000:.2f} | {d['errors']} |")
 print()
-print("| in-process peer (batch 64) | sentences/s |")
+print("| in-process, batch 64 | sentences/s |")
 print("|---|---|")
 for p, v in peers.items(): print(f"| {p} | {v:.1f} |")
 on64 = rows["on,64"]["ok"] / rows["on,64"]["duration_s"]

@@ -29,6 +29,8 @@ int fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Idle compute threads sleep rather than spin: they share cores with the I/O threads.
+  ensure_passive_compute_wait(argv);
   if (argc < 3) {
     return fail("usage: MODEL_DIR SENTENCES_FILE [--threads N] [--batch B] [--seconds S] "
                 "[--precision int8|fp32]");

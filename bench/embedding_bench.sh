@@ -12,14 +12,14 @@
 #
 # Output (stdout): one JSON line per measurement, then a markdown table with the ratios.
 # Environment: BENCH_SENTENCES (2000), BENCH_DURATION (15 s per point), BENCH_COMPUTE_THREADS
-# (the server's compute pool, default 1; the I/O thread is one more), MINILM_REFENV (the peers'
-# venv, default /work/refenv).
+# (the server's compute pool, default 2 as in the shipped config; the I/O thread is one
+# more), MINILM_REFENV (the peers' venv, default /work/refenv).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SENTENCES=${BENCH_SENTENCES:-2000}
 DURATION=${BENCH_DURATION:-15}
-THREADS=${BENCH_COMPUTE_THREADS:-1}
+THREADS=${BENCH_COMPUTE_THREADS:-2}
 work=$(mktemp -d)
 server_pid=""
 cleanup() {

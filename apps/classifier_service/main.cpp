@@ -14,6 +14,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <cstdio>
 
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/models/mlp.hpp"
@@ -92,6 +93,8 @@ asio::awaitable<void> classify(Endpoint& endpoint, const net::HttpRequest& req,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Idle compute threads sleep rather than spin: they share cores with the I/O threads.
+  ensure_passive_compute_wait(argv);
   CLI::App cli{"classifier_service: digits classifier with dynamic batching"};
   std::string config_path = "configs/classifier_service.toml";
   std::optional<std::uint16_t> port;

@@ -15,6 +15,7 @@
 #include <boost/asio/io_context.hpp>
 #include <cstdio>
 
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
@@ -28,6 +29,8 @@ namespace asio = boost::asio;
 using namespace coinfer;
 
 int main(int argc, char** argv) {
+  // Idle compute threads sleep rather than spin: they share cores with the I/O threads.
+  ensure_passive_compute_wait(argv);
   CLI::App cli{"embedding_service: sentence embeddings with ragged dynamic batching"};
   std::string config_path = "configs/embedding_service.toml";
   std::optional<std::uint16_t> port;

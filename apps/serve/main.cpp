@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
@@ -25,6 +26,8 @@ namespace asio = boost::asio;
 using namespace coinfer;
 
 int main(int argc, char** argv) {
+  // Idle compute threads sleep rather than spin: they share cores with the I/O threads.
+  ensure_passive_compute_wait(argv);
   CLI::App cli{"coinfer-serve: serve models over the Open Inference Protocol v2"};
   std::string config_path = "configs/default.toml";
   std::optional<std::string> host;

@@ -3,8 +3,14 @@
 #include <dlfcn.h>
 #include <oneapi/dnnl/dnnl_config.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace coinfer {
 namespace {
@@ -62,6 +68,17 @@ void run_chunks(void* data) {
 
 void set_compute_threads(int n) noexcept {
   if (openmp().set_num_threads) openmp().set_num_threads(std::max(n, 1));
+}
+
+void ensure_passive_compute_wait(char** argv) noexcept {
+  if (!openmp().parallel || std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  // Still here: the process runs on with the runtime's default (spinning) policy.
+  const int error = errno;
+  unsetenv("OMP_WAIT_POLICY");
+  std::fprintf(stderr, "coinfer: could not re-run with OMP_WAIT_POLICY=passive: %s\n",
+               std::strerror(error));
 }
 
 int compute_team_size() noexcept {

@@ -5,6 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <iterator>
+#include <optional>
+
 #include "test_process.hpp"
 #include "test_support.hpp"
 
@@ -39,6 +43,7 @@ class ServeProcess {
     if (stdout_) fclose(stdout_);
   }
   std::uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
   void signal(int sig) { kill(pid_, sig); }
   // Exit code, or -1 if it did not exit within `limit`.
   int wait_exit(std::chrono::milliseconds limit) {
@@ -61,7 +66,51 @@ class ServeProcess {
   std::uint16_t port_ = 0;
 };
 
+// The value of `name` in a running process's environment, as its current image received it.
+std::optional<std::string> environment_of(pid_t pid, const std::string& name) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  const std::string all{std::istreambuf_iterator<char>(in), {}};
+  const std::string key = name + "=";
+  for (std::size_t at = 0; at < all.size();) {
+    const std::size_t end = std::min(all.find('\0', at), all.size());
+    if (all.compare(at, key.size(), key) == 0) return all.substr(at + key.size(), end - at - key.size());
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+// Sets (or, given nullopt, removes) an environment variable for the scope of one test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value->c_str(), 1); else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1); else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
 }  // namespace
+
+TEST_CASE("the compute team sleeps at its barriers unless the environment chose a policy") {
+  {
+    ScopedEnv unset("OMP_WAIT_POLICY", std::nullopt);
+    ServeProcess serve;  // re-runs itself with the variable set, same pid, then listens
+    CHECK(environment_of(serve.pid(), "OMP_WAIT_POLICY") == "passive");
+    Client client(serve.port());
+    CHECK(client.post("/v2/models/identity/infer", infer_body(4)).status == 200);
+  }
+  {
+    ScopedEnv chosen("OMP_WAIT_POLICY", "active");
+    ServeProcess serve;
+    CHECK(environment_of(serve.pid(), "OMP_WAIT_POLICY") == "active");
+  }
+}
 
 TEST_CASE("coinfer-serve prints its address and answers infer") {
   ServeProcess serve;

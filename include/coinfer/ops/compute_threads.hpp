@@ -15,6 +15,19 @@ void set_compute_threads(int n) noexcept;
 // set_compute_threads sized it; 1 when there is none.
 int compute_team_size() noexcept;
 
+// Makes the compute team's idle threads sleep (OpenMP's OMP_WAIT_POLICY=passive) unless the
+// environment already chose a policy. libgomp reads the variable once, when it is loaded,
+// before main runs, so the only way to set it from inside a program is to set it and run the
+// program again: this replaces the process with argv[0]'s executable (/proc/self/exe, same
+// pid, same arguments) and returns only when no re-exec is needed or it failed. Call it first
+// thing in main, before any thread starts. A no-op when oneDNN does not use OpenMP.
+//
+// Why passive: a spinning team thread that reached a barrier holds its core while the thread
+// it waits for cannot get one, so a team sharing cores with anything else (the server's own
+// I/O threads, a load generator, another process) falls to a tenth of its throughput;
+// sleeping at the barrier costs nothing measurable on idle cores (docs/BENCHMARKS.md).
+void ensure_passive_compute_wait(char** argv) noexcept;
+
 namespace detail {
 using ChunkFn = void (*)(void* body, int thread, std::int64_t begin, std::int64_t end);
 void parallel_for(std::int64_t n, std::int64_t grain, int max_threads, ChunkFn fn,

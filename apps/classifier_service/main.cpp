@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/models/mlp.hpp"
@@ -72,6 +73,10 @@ class ClassifyDecoder final : public RequestDecoder {
 // decoder, then an answer with the top class.
 asio::awaitable<void> classify(Endpoint& endpoint, const net::HttpRequest& req,
                                net::HttpResponse& res) {
+  if (req.tenant && !req.tenant->may_use(endpoint.metadata().name)) {
+    res.error(403, req.tenant->forbidden(endpoint.metadata().name).message());
+    co_return;
+  }
   ClassifyDecoder decoder(req);
   InferRequest request;
   BatchTicket ticket;
@@ -138,7 +143,13 @@ int main(int argc, char** argv) {
   Endpoint& digits = *endpoint;
   if (auto status = repository.add(std::move(endpoint)); !status.ok()) return 2;
 
+  AccessControl access;  // API keys from [auth]; with none configured no key is asked for
+  if (auto status = access.configure(config.auth); !status.ok()) {
+    std::fprintf(stderr, "classifier_service: %s\n", status.message().c_str());
+    return 2;
+  }
   net::Router router;
+  router.set_access_control(&access);
   add_oip_routes(router, repository);  // /v2/..., /metrics
   router.add(net::Method::post, "/v1/classify",
              net::AsyncHandler([&digits](const net::HttpRequest& req, net::HttpResponse& res) {

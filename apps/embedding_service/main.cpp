@@ -16,6 +16,7 @@
 #include <cstdio>
 
 #include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
@@ -77,7 +78,13 @@ int main(int argc, char** argv) {
     }
   }
 
+  AccessControl access;  // API keys from [auth]; with none configured no key is asked for
+  if (auto status = access.configure(config.auth); !status.ok()) {
+    std::fprintf(stderr, "embedding_service: %s\n", status.message().c_str());
+    return 2;
+  }
   net::Router router;
+  router.set_access_control(&access);
   add_openai_routes(router, repository);  // /v1/embeddings, /v1/models, /tokenize, /detokenize
   add_oip_routes(router, repository);     // /v2/..., /metrics
 

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -102,6 +103,7 @@ struct Options {
   std::string model;  // ws://: the "model_name" of every request
   int threads = 1;
   std::uint32_t timeout_ms = 10'000;
+  std::string authorization;  // "Bearer <key>" from --api-key
   bool json = false;
   // --find-max-qps
   bool find_max_qps = false;
@@ -232,8 +234,12 @@ asio::awaitable<bool> ensure_open(Shard& s, WsConnection& c) {
   c.connecting = true;
   c.connect_ended.expires_at(asio::steady_timer::time_point::max());
   // A session is single-use: a broken one is replaced (its leftover calls have failed).
-  c.session = std::make_unique<client::WsInferSession>(
-      co_await asio::this_coro::executor, client::WsClientConfig{}, s.options.timeout_ms);
+  // Not one expression: GCC 12 destroys a temporary with a destructor twice when it shares a
+  // full-expression with co_await.
+  const auto executor = co_await asio::this_coro::executor;
+  client::WsClientConfig config;
+  config.authorization = s.options.authorization;
+  c.session = std::make_unique<client::WsInferSession>(executor, config, s.options.timeout_ms);
   const Status status =
       co_await c.session->connect(s.options.url.host, s.options.url.port, s.options.url.target);
   c.connecting = false;
@@ -333,7 +339,8 @@ void run_shard(const Options& o, const Plan& plan, RunResult& result) {
   client::HttpClient http(
       io.get_executor(), o.url.host, o.url.port,
       client::HttpClientConfig{.max_idle_connections = static_cast<std::size_t>(plan.workers),
-                               .request_timeout_ms = o.timeout_ms});
+                               .request_timeout_ms = o.timeout_ms,
+                               .authorization = o.authorization});
   std::vector<WsConnection> ws;
   ws.reserve(static_cast<std::size_t>(plan.connections));
   for (int i = 0; i < plan.connections; ++i) ws.emplace_back(io.get_executor());
@@ -665,6 +672,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cli.add_option("--timeout-ms", o.timeout_ms, "per request; 0: none")->capture_default_str();
+  std::string api_key;
+  cli.add_option("--api-key", api_key,
+                 "sent as Authorization: Bearer KEY (default: $COINFER_API_KEY, if set)");
   cli.add_flag("--json", o.json, "print one JSON object on stdout instead of the summary");
   auto* find = cli.add_flag("--find-max-qps", o.find_max_qps,
                             "search the highest open-loop rate meeting --p99-ms");
@@ -681,6 +691,11 @@ int main(int argc, char** argv) {
   cli.add_option("--max-error-ratio", o.max_error_ratio, "--find-max-qps: errors allowed")
       ->capture_default_str();
   CLI11_PARSE(cli, argc, argv);
+  // The key from the environment keeps it out of the process list (ps shows arguments).
+  if (api_key.empty()) {
+    if (const char* from_env = std::getenv("COINFER_API_KEY")) api_key = from_env;
+  }
+  if (!api_key.empty()) o.authorization = "Bearer " + api_key;
 
   const auto url = parse_url(o.url_text);
   if (!url) {

@@ -157,6 +157,9 @@ asio::awaitable<Attempt> HttpClient::State::exchange(Connection& c, net::Method 
   c.head.append(net::to_string(method)).append(" ").append(target).append(" HTTP/1.1\r\nHost: ");
   c.head.append(host_header).append("\r\n");
   if (!content_type.empty()) c.head.append("Content-Type: ").append(content_type).append("\r\n");
+  if (!config.authorization.empty()) {
+    c.head.append("Authorization: ").append(config.authorization).append("\r\n");
+  }
   if (!body.empty() || method == net::Method::post || method == net::Method::put ||
       method == net::Method::patch) {
     char digits[24];

@@ -139,7 +139,10 @@ asio::awaitable<Status> WsClient::State::connect(std::shared_ptr<State> s, std::
   timeouts.keep_alive_pings = s->config.idle_timeout_ms > 0;
   s->ws.set_option(timeouts);
   s->ws.set_option(websocket::stream_base::decorator(
-      [](websocket::request_type& req) { req.set(beast::http::field::user_agent, "coinfer"); }));
+      [authorization = s->config.authorization](websocket::request_type& req) {
+        req.set(beast::http::field::user_agent, "coinfer");
+        if (!authorization.empty()) req.set(beast::http::field::authorization, authorization);
+      }));
   s->ws.read_message_max(s->config.max_message_bytes);
   websocket::response_type response;
   if (auto [ec] = co_await s->ws.async_handshake(response, host_port, target, use_tuple); ec) {

@@ -1,5 +1,7 @@
 #include "coinfer/core/config.hpp"
 
+#include "coinfer/core/access.hpp"
+
 #include <toml++/toml.h>
 
 #include <fstream>
@@ -41,6 +43,29 @@ class TableReader {
         return fail(key, "expected an array of positive integers");
       }
       field.push_back(static_cast<int>(*value));
+    }
+  }
+
+  void number(std::string_view key, double& field) {
+    const toml::node* node = take(key);
+    if (!node || !status_.ok()) return;
+    auto value = node->value<double>();  // an integer converts
+    if (!(node->is_floating_point() || node->is_integer()) || !value || !(*value >= 0) ||
+        *value > 1e9) {
+      return fail(key, "expected a number from 0 to 1e9");
+    }
+    field = *value;
+  }
+
+  void strings(std::string_view key, std::vector<std::string>& field) {
+    const toml::node* node = take(key);
+    if (!node || !status_.ok()) return;
+    const toml::array* array = node->as_array();
+    if (!array) return fail(key, "expected an array of strings");
+    field.clear();
+    for (const auto& element : *array) {
+      if (!element.is_string()) return fail(key, "expected an array of strings");
+      field.push_back(*element.value<std::string>());
     }
   }
 
@@ -119,6 +144,58 @@ Status read_log(const toml::table& table, LogConfig& log) {
   return r.finish();
 }
 
+Status read_tenant(const toml::table& table, const std::string& prefix, TenantConfig& t) {
+  TableReader r(table, prefix + t.name + ".");
+  std::string key;
+  r.string("key", key);
+  r.string("key_sha256", t.key_sha256);
+  r.strings("models", t.models);
+  r.integer("max_concurrent", t.max_concurrent);
+  r.number("requests_per_s", t.requests_per_s);
+  r.integer("burst", t.burst);
+  if (!key.empty() && !t.key_sha256.empty()) {
+    r.fail("key", "give key or key_sha256, not both");
+  } else if (!key.empty()) {
+    t.key_sha256 = sha256_hex(key);
+  } else if (t.key_sha256.size() != 64 ||
+             t.key_sha256.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    r.fail(t.key_sha256.empty() ? "key" : "key_sha256",
+           t.key_sha256.empty() ? "missing (key or key_sha256)"
+                                : "expected 64 lowercase hex digits (a SHA-256)");
+  }
+  return r.finish();
+}
+
+// The [NAME] tables of `tenants`, appended to `out`; a name or a key used twice is an error.
+Status read_tenants(const toml::table& tenants, const std::string& prefix,
+                    std::vector<TenantConfig>& out) {
+  for (const auto& [name, node] : tenants) {
+    TenantConfig tenant;
+    tenant.name = std::string(name.str());
+    if (!node.is_table()) return Status::invalid(prefix + tenant.name + ": expected a table");
+    if (auto s = read_tenant(*node.as_table(), prefix, tenant); !s.ok()) return s;
+    for (const auto& other : out) {
+      if (other.name == tenant.name) {
+        return Status::invalid(prefix + tenant.name + ": tenant defined twice");
+      }
+      if (other.key_sha256 == tenant.key_sha256) {
+        return Status::invalid(prefix + tenant.name + ": same key as tenant '" + other.name + "'");
+      }
+    }
+    out.push_back(std::move(tenant));
+  }
+  return {};
+}
+
+Status read_auth(const toml::table& table, AuthConfig& auth) {
+  TableReader r(table, "auth.");
+  r.string("keys_file", auth.keys_file);
+  r.strings("public_paths", auth.public_paths);
+  const toml::table* tenants = r.table("tenants");
+  if (auto s = r.finish(); !s.ok()) return s;
+  return tenants ? read_tenants(*tenants, "auth.tenants.", auth.tenants) : Status{};
+}
+
 Status read_model(const toml::table& table, ModelConfig& m) {
   TableReader r(table, "models." + m.name + ".");
   r.string("kind", m.kind);
@@ -191,6 +268,9 @@ Status parse_config(std::string_view toml_text, Config& out) {
   if (const auto* server = r.table("server")) {
     if (auto s = read_server(*server, out.server); !s.ok()) return s;
   }
+  if (const auto* auth = r.table("auth")) {
+    if (auto s = read_auth(*auth, out.auth); !s.ok()) return s;
+  }
   if (const auto* log = r.table("log")) {
     if (auto s = read_log(*log, out.log); !s.ok()) return s;
   }
@@ -213,6 +293,34 @@ Status parse_config(std::string_view toml_text, Config& out) {
   return r.finish();
 }
 
+namespace {
+
+// [auth] keys_file: a TOML file holding only [tenants.NAME] tables.
+Status read_keys_file(const std::filesystem::path& path, AuthConfig& auth) {
+  const std::string where = "auth.keys_file " + path.string();
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::not_found(where + ": cannot be opened");
+  std::ostringstream text;
+  text << file.rdbuf();
+  toml::table root;
+  try {
+    root = toml::parse(text.str());
+  } catch (const toml::parse_error& e) {
+    return Status::invalid(where + ": line " + std::to_string(e.source().begin.line) + ": " +
+                           std::string(e.description()));
+  }
+  TableReader r(root, "");
+  const toml::table* tenants = r.table("tenants");
+  if (auto s = r.finish(); !s.ok()) return Status::invalid(where + ": " + s.message());
+  if (!tenants) return {};
+  if (auto s = read_tenants(*tenants, "tenants.", auth.tenants); !s.ok()) {
+    return Status::invalid(where + ": " + s.message());
+  }
+  return {};
+}
+
+}  // namespace
+
 Status load_config(const std::filesystem::path& path, Config& out) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return Status::not_found("config file " + path.string() + ": cannot be opened");
@@ -220,6 +328,12 @@ Status load_config(const std::filesystem::path& path, Config& out) {
   text << file.rdbuf();
   Status status = parse_config(text.str(), out);
   if (!status.ok()) return Status::invalid(path.string() + ": " + status.message());
+  if (!out.auth.keys_file.empty()) {
+    std::filesystem::path keys = out.auth.keys_file;
+    if (keys.is_relative()) keys = (path.parent_path() / keys).lexically_normal();
+    out.auth.keys_file = keys.string();
+    if (status = read_keys_file(keys, out.auth); !status.ok()) return status;
+  }
   // Relative weight paths name files next to the config, wherever the service is started.
   for (auto& model : out.models) {
     model.base_dir = path.parent_path().string();
@@ -269,7 +383,23 @@ std::string to_toml(const Config& c) {
     }
     models.insert(m.name, std::move(model));
   }
+  toml::table tenants;
+  for (const auto& t : c.auth.tenants) {
+    toml::array models;
+    for (const auto& model : t.models) models.push_back(model);
+    // The digest only: the effective config goes to the log.
+    tenants.insert(t.name, toml::table{{"key_sha256", t.key_sha256},
+                                       {"models", models},
+                                       {"max_concurrent", t.max_concurrent},
+                                       {"requests_per_s", t.requests_per_s},
+                                       {"burst", t.burst}});
+  }
+  toml::array public_paths;
+  for (const auto& p : c.auth.public_paths) public_paths.push_back(p);
+  toml::table auth{{"public_paths", public_paths}, {"tenants", tenants}};
+  if (!c.auth.keys_file.empty()) auth.insert("keys_file", c.auth.keys_file);
   toml::table root{{"server", server},
+                   {"auth", auth},
                    {"log", toml::table{{"level", c.log.level}}},
                    {"compute", toml::table{{"threads", c.compute.threads}}},
                    {"models", models}};

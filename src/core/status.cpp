@@ -8,12 +8,18 @@ int http_status(Errc code) noexcept {
       return 200;
     case Errc::invalid_argument:
       return 400;
+    case Errc::unauthenticated:
+      return 401;
+    case Errc::forbidden:
+      return 403;
     case Errc::not_found:
       return 404;
     case Errc::method_not_allowed:
       return 405;
     case Errc::payload_too_large:
       return 413;
+    case Errc::too_many_requests:
+      return 429;
     case Errc::headers_too_large:
       return 431;
     case Errc::unavailable:
@@ -32,12 +38,18 @@ Errc errc_from_http_status(int status) noexcept {
   switch (status) {
     case 400:
       return Errc::invalid_argument;
+    case 401:
+      return Errc::unauthenticated;
+    case 403:
+      return Errc::forbidden;
     case 404:
       return Errc::not_found;
     case 405:
       return Errc::method_not_allowed;
     case 413:
       return Errc::payload_too_large;
+    case 429:
+      return Errc::too_many_requests;
     case 431:
       return Errc::headers_too_large;
     case 503:

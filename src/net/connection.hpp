@@ -31,6 +31,6 @@ struct Connection {
 // Runs a WebSocket connection after the upgrade request `request` (see websocket_session.cpp).
 boost::asio::awaitable<void> run_websocket(
     Connection& connection, boost::beast::http::request<boost::beast::http::string_body> request,
-    const WebSocketHandler& handler, const ServerConfig& config);
+    const WebSocketHandler& handler, const ServerConfig& config, const Tenant* tenant);
 
 }  // namespace coinfer::net

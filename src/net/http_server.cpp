@@ -1,5 +1,6 @@
 #include "coinfer/net/http_server.hpp"
 
+#include "coinfer/core/access.hpp"
 #include "coinfer/net/read_watchdog.hpp"
 #include "connection.hpp"
 
@@ -106,6 +107,8 @@ struct HttpServer::State : std::enable_shared_from_this<State> {
   asio::awaitable<void> watch_disconnect(Connection& c, beast::flat_buffer& buffer);
   asio::awaitable<void> write_error(Connection& c, http::status status, std::string_view message,
                                     unsigned version);
+  bool admit(std::string_view authorization, HttpRequest& request, TenantPermit& permit,
+             HttpResponse& response) const;
   void dispatch(HttpRequest& request, HttpResponse& response, const Handler*& async_handler);
   void remove(const std::shared_ptr<Connection>& connection);
 };
@@ -187,6 +190,29 @@ asio::awaitable<void> HttpServer::State::write_error(Connection& c, http::status
   res.prepare_payload();
   c.stream.expires_after(std::chrono::milliseconds(config.write_timeout_ms));
   co_await http::async_write(c.stream, res, use_tuple);
+}
+
+// API keys: true when the request may go on (auth off, a public path, or a valid key within
+// its tenant's limits), with request.tenant set; otherwise `response` holds the 401 or 429.
+bool HttpServer::State::admit(std::string_view authorization, HttpRequest& request,
+                              TenantPermit& permit, HttpResponse& response) const {
+  request.tenant = nullptr;
+  const AccessControl* access = router.access_control();
+  if (!access || !access->enabled() || access->is_public(request.path)) return true;
+  const Tenant* tenant = nullptr;
+  Status status = access->authenticate(authorization, tenant);
+  if (status.ok()) status = tenant->admit(permit);
+  if (status.ok()) {
+    request.tenant = tenant;
+    return true;
+  }
+  response.error(http_status(status.code()), status.message());
+  if (status.code() == Errc::unauthenticated) {
+    response.headers.emplace_back("WWW-Authenticate", "Bearer");
+  } else {
+    response.headers.emplace_back("Retry-After", std::to_string(tenant->retry_after_s()));
+  }
+  return false;
 }
 
 void HttpServer::State::dispatch(HttpRequest& request, HttpResponse& response,
@@ -312,34 +338,36 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     }
 
     auto& req = parser.get();
-    if (boost::beast::websocket::is_upgrade(req)) {
-      const auto target = req.target();
-      if (const auto* ws = router.websocket(target.substr(0, target.find('?')))) {
-        // The connection now speaks WebSocket until it closes; stop() lets it answer what is
-        // in flight and close (Connection::on_stop).
-        co_await run_websocket(c, parser.release(), *ws, config);
-        break;
-      }
-    }
-    std::string& body = req.body();
-    if (body.capacity() < body.size() + kBodyPadding) body.reserve(body.size() + kBodyPadding);
     request.method = to_method(req.method());
     request.target = req.target();
     const auto query_at = request.target.find('?');
     request.path = request.target.substr(0, query_at);
     request.query = query_at == std::string_view::npos ? std::string_view{}
                                                        : request.target.substr(query_at + 1);
+    response.reset();
+    TenantPermit permit;  // the tenant's concurrency slot, held until the handler is done
+    const bool admitted = admit(req[http::field::authorization], request, permit, response);
+    if (admitted && boost::beast::websocket::is_upgrade(req)) {
+      if (const auto* ws = router.websocket(request.path)) {
+        // The connection now speaks WebSocket until it closes; stop() lets it answer what is
+        // in flight and close (Connection::on_stop). Its messages are admitted one by one.
+        permit.release();
+        co_await run_websocket(c, parser.release(), *ws, config, request.tenant);
+        break;
+      }
+    }
+    std::string& body = req.body();
+    if (body.capacity() < body.size() + kBodyPadding) body.reserve(body.size() + kBodyPadding);
     request.headers.clear();
     for (const auto& field : req) request.headers.emplace_back(field.name_string(), field.value());
     request.path_params.clear();
     request.body = body;
     request.body_capacity = body.capacity();
 
-    response.reset();
     const Handler* async_handler = nullptr;
     bool peer_gone = false;
     try {
-      dispatch(request, response, async_handler);
+      if (admitted) dispatch(request, response, async_handler);
       if (async_handler) {
         using namespace asio::experimental::awaitable_operators;
         auto winner = co_await (std::get<AsyncHandler>(*async_handler)(request, response) ||
@@ -353,6 +381,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
       response.error(500, std::string("internal error: ") + e.what());
     }
 
+    permit.release();  // the request is done: its tenant's slot is free before the reply leaves
     if (peer_gone) break;
     const bool keep_alive = req.keep_alive() && !c.stopping;
     body.swap(body_storage);  // keep the request buffer's capacity for the next request

@@ -54,9 +54,10 @@ std::string error_reply(std::string_view message) {
   return reply + '}';
 }
 
-asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string message) {
+asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string message,
+                                    const Tenant* tenant) {
   std::string reply;
-  co_await handler(message, message.capacity(), reply);
+  co_await handler(message, message.capacity(), tenant, reply);
   co_return reply;
 }
 
@@ -92,7 +93,8 @@ asio::awaitable<void> write_replies(Stream& ws, Connection& c,
 
 asio::awaitable<void> run_websocket(Connection& c,
                                     beast::http::request<beast::http::string_body> request,
-                                    const WebSocketHandler& handler, const ServerConfig& config) {
+                                    const WebSocketHandler& handler, const ServerConfig& config,
+                                    const Tenant* tenant) {
   Stream ws(c.stream);
   c.stream.expires_never();  // the websocket stream keeps its own timers
   websocket::stream_base::timeout timeouts{};
@@ -145,7 +147,7 @@ asio::awaitable<void> run_websocket(Connection& c,
 
     ++state->in_flight;
     auto slot = state->cancellations.emplace(state->cancellations.end());
-    asio::co_spawn(executor, handle(handler, std::move(message)),
+    asio::co_spawn(executor, handle(handler, std::move(message), tenant),
                    asio::bind_cancellation_slot(
                        slot->slot(), [state, slot](std::exception_ptr e, std::string reply) {
                          state->cancellations.erase(slot);

@@ -39,7 +39,7 @@ std::string media_type(std::string_view content_type) {
 
 Endpoint* find_model(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   Endpoint* entry = nullptr;
-  if (auto status = repo.find(req.param("model"), req.param("version"), entry); !status.ok()) {
+  if (auto status = repo.find(req.param("model"), req.param("version"), req.tenant, entry); !status.ok()) {
     fail(res, status);
     return nullptr;
   }
@@ -150,7 +150,8 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
 //   {"model_name": "digits", "model_version"?: "1", "id": "7", "inputs": [...], ...}
 // The reply is the OIP infer response (with the id), or {"id", "error", "status"}.
 asio::awaitable<void> infer_message(const ModelRepository& repo, std::string_view message,
-                                    std::size_t capacity, std::string& reply) {
+                                    std::size_t capacity, const Tenant* tenant,
+                                    std::string& reply) {
   thread_local simdjson::ondemand::parser parser;  // for the routing fields only
   std::string_view model, version, id;
   std::string id_copy, model_copy, version_copy;
@@ -185,7 +186,9 @@ asio::awaitable<void> infer_message(const ModelRepository& repo, std::string_vie
     }
   }
   Endpoint* endpoint = nullptr;
-  if (status.ok()) status = repo.find(model_copy, version_copy, endpoint);
+  if (status.ok()) status = repo.find(model_copy, version_copy, tenant, endpoint);
+  TenantPermit permit;  // each message counts against the key's limits, as a request does
+  if (status.ok() && tenant) status = tenant->admit(permit);
   // Text messages carry JSON only: binary inputs are refused by the decoder (no bytes after
   // the JSON), and outputs asked for as binary come as JSON.
   std::size_t json_bytes = 0;
@@ -230,6 +233,7 @@ void repository_index(const ModelRepository& repo, const HttpRequest& req, HttpR
   res.body += '[';
   bool first = true;
   for (const auto& entry : repo.endpoints()) {
+    if (!ModelRepository::visible(*entry, req.tenant)) continue;
     const ModelState state = entry->state();
     if (ready_only && state != ModelState::ready) continue;
     if (!first) res.body += ',';
@@ -280,8 +284,9 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     render_prometheus(models, res.body);
   });
   router.add_websocket("/v2/ws",
-                       [repo](std::string_view message, std::size_t capacity, std::string& reply) {
-                         return infer_message(*repo, message, capacity, reply);
+                       [repo](std::string_view message, std::size_t capacity,
+                              const Tenant* tenant, std::string& reply) {
+                         return infer_message(*repo, message, capacity, tenant, reply);
                        });
   router.add(
       Method::post, "/v2/repository/index",

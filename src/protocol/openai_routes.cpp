@@ -48,9 +48,10 @@ Status parse_object(ondemand::parser& parser, const HttpRequest& req, ondemand::
 }
 
 // A text endpoint named by the request's "model".
-Status find_text_model(const ModelRepository& repo, std::string_view model, Endpoint*& out) {
+Status find_text_model(const ModelRepository& repo, std::string_view model, const Tenant* tenant,
+                       Endpoint*& out) {
   if (model.empty()) return Status::invalid("model: missing (the name of a served model)");
-  if (auto status = repo.find(model, "", out); !status) return status;
+  if (auto status = repo.find(model, "", tenant, out); !status) return status;
   if (!out->text()) {
     return Status::invalid("model: '" + std::string(model) +
                            "' does not take text (it is not an embedding or language model)");
@@ -219,7 +220,7 @@ asio::awaitable<void> embeddings(const ModelRepository& repo, const HttpRequest&
   EmbeddingsRequest parsed;
   Endpoint* endpoint = nullptr;
   Status status = read_embeddings_request(req, parsed);
-  if (status.ok()) status = find_text_model(repo, parsed.model, endpoint);
+  if (status.ok()) status = find_text_model(repo, parsed.model, req.tenant, endpoint);
   if (!status.ok()) {
     fail(res, status);
     co_return;
@@ -270,10 +271,11 @@ asio::awaitable<void> embeddings(const ModelRepository& repo, const HttpRequest&
   out += "}}";
 }
 
-void models(const ModelRepository& repo, HttpResponse& res) {
+void models(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   res.body += R"({"object":"list","data":[)";
   bool first = true;
   for (const auto& endpoint : repo.endpoints()) {
+    if (!ModelRepository::visible(*endpoint, req.tenant)) continue;
     if (!first) res.body += ',';
     first = false;
     res.body += R"({"id":)";
@@ -323,7 +325,7 @@ void tokenize(const ModelRepository& repo, const HttpRequest& req, HttpResponse&
   }
   if (status.ok() && !has_prompt) status = Status::invalid("prompt: missing");
   Endpoint* endpoint = nullptr;
-  if (status.ok()) status = find_text_model(repo, model, endpoint);
+  if (status.ok()) status = find_text_model(repo, model, req.tenant, endpoint);
   std::vector<std::int32_t> ids;
   if (status.ok()) {
     status = endpoint->text()->tokenizer->encode(prompt, ids, Tokenizer::no_truncation);
@@ -376,7 +378,7 @@ void detokenize(const ModelRepository& repo, const HttpRequest& req, HttpRespons
   }
   if (status.ok() && !has_tokens) status = Status::invalid("tokens: missing");
   Endpoint* endpoint = nullptr;
-  if (status.ok()) status = find_text_model(repo, model, endpoint);
+  if (status.ok()) status = find_text_model(repo, model, req.tenant, endpoint);
   std::string prompt;
   if (status.ok()) {
     status = endpoint->text()->tokenizer->decode(ids, prompt, /*skip_special_tokens=*/true);
@@ -397,7 +399,7 @@ void add_openai_routes(net::Router& router, const ModelRepository& repository) {
                return embeddings(*repo, req, res);
              }));
   router.add(Method::get, "/v1/models",
-             [repo](const HttpRequest&, HttpResponse& res) { models(*repo, res); });
+             [repo](const HttpRequest& req, HttpResponse& res) { models(*repo, req, res); });
   router.add(Method::post, "/tokenize",
              [repo](const HttpRequest& req, HttpResponse& res) { tokenize(*repo, req, res); });
   router.add(Method::post, "/detokenize",

@@ -27,9 +27,14 @@ Status ModelRepository::add(std::unique_ptr<Endpoint> endpoint) {
   return {};
 }
 
+bool ModelRepository::visible(const Endpoint& endpoint, const Tenant* tenant) noexcept {
+  return !tenant || tenant->may_use(endpoint.metadata().name);
+}
+
 Status ModelRepository::find(std::string_view name, std::string_view version,
-                             Endpoint*& out) const {
+                             const Tenant* tenant, Endpoint*& out) const {
   out = nullptr;
+  if (tenant && !tenant->may_use(name)) return tenant->forbidden(name);
   bool known = false;
   for (const auto& e : endpoints_) {
     if (e->metadata().name != name) continue;

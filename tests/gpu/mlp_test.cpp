@@ -152,7 +152,7 @@ TEST_CASE("every lane runs batches concurrently and each batch gets its own resu
   }
 }
 
-TEST_CASE("the executor's staging memory is page-locked; ordinary memory is not") {
+TEST_CASE("the executor's staging memory is page-locked and ordinary memory is not") {
   Fixture f;
   std::pmr::vector<std::byte> rows(f.executor->staging_memory());
   rows.resize(std::size_t(max_batch) * 64 * sizeof(float));

@@ -90,7 +90,7 @@ TEST_CASE("a full queue answers 503 with Retry-After and an expired request 504"
               R"({"parameters":{"timeout":1000000},"inputs":[{"name":"INPUT0","shape":[1,1],"datatype":"FP32","data":[1]}]})",
               "application/json");
   Endpoint* endpoint = nullptr;
-  REQUIRE(server.repository().find("identity", "", endpoint).ok());
+  REQUIRE(server.repository().find("identity", "", nullptr, endpoint).ok());
   for (int i = 0; i < 500 && endpoint->batcher().queue_depth() < 1; ++i) {
     std::this_thread::sleep_for(1ms);
   }

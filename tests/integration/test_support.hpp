@@ -86,12 +86,15 @@ inline ServerConfig test_config() {
 // The real server with the identity model, its io_context run by background threads.
 class TestServer {
  public:
+  // `access`: API keys checked by the server (outlives it); null: none asked for.
   explicit TestServer(ServerConfig config = test_config(), int io_threads = 1,
-                      BatchPolicy policy = {}, std::shared_ptr<Model> model = nullptr) {
+                      BatchPolicy policy = {}, std::shared_ptr<Model> model = nullptr,
+                      const AccessControl* access = nullptr) {
     if (!model) model = std::make_shared<IdentityModel>("identity", "1", policy.max_batch_size);
     (void)repository_.add(
         std::make_unique<Endpoint>(std::move(model), io_.get_executor(), executor_, policy));
     add_oip_routes(router_, repository_);
+    router_.set_access_control(access);
     server_ = std::make_unique<net::HttpServer>(io_.get_executor(), config, router_);
     if (auto status = server_->listen(); !status.ok()) throw std::runtime_error(status.message());
     server_->start();

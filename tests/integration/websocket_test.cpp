@@ -44,12 +44,12 @@ class WsServer {
   // Rows the identity model has computed (its requests' batch dimensions summed).
   std::uint64_t identity_rows_computed() {
     Endpoint* e = nullptr;
-    REQUIRE(repository_.find("identity", "", e).ok());
+    REQUIRE(repository_.find("identity", "", nullptr, e).ok());
     return e->metrics().inference_count.value();
   }
   std::size_t slow_queue_depth() {
     Endpoint* e = nullptr;
-    REQUIRE(repository_.find("slow", "", e).ok());
+    REQUIRE(repository_.find("slow", "", nullptr, e).ok());
     return e->batcher().queue_depth();
   }
 

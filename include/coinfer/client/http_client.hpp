@@ -39,6 +39,8 @@ struct HttpClientConfig {
   std::uint32_t request_timeout_ms = 30'000;  // to write a request and read its response; 0: none
   std::size_t max_response_body_bytes = 64 * 1024 * 1024;
   std::size_t max_response_header_bytes = 64 * 1024;
+  // Sent as the Authorization header of every request ("Bearer <API key>"); empty: none.
+  std::string authorization{};
 };
 
 // HTTP/1.1 client on C++20 coroutines with a pool of keep-alive connections to one host:port.

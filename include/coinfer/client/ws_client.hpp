@@ -17,6 +17,8 @@ struct WsClientConfig {
   std::uint32_t connect_timeout_ms = 5'000;  // resolve, TCP connect and the upgrade handshake
   std::uint32_t idle_timeout_ms = 0;  // 0: none; else pinged at half, closed when silent this long
   std::size_t max_message_bytes = 64 * 1024 * 1024;  // larger incoming messages fail the read
+  // Sent as the Authorization header of the upgrade request ("Bearer <API key>"); empty: none.
+  std::string authorization{};
 };
 
 // WebSocket client on C++20 coroutines: one connection, text messages.

@@ -69,8 +69,31 @@ struct ComputeConfig {
   int threads = 1;  // oneDNN is told the same number
 };
 
+// [auth.tenants.NAME]: one API key and what it may do.
+struct TenantConfig {
+  std::string name{};
+  // Lowercase hex SHA-256 of the key (`printf %s "$KEY" | sha256sum`). A plain `key = "..."`
+  // in the file is hashed as it is read: the key itself is never kept or logged.
+  std::string key_sha256{};
+  std::vector<std::string> models{};  // models the key may use; empty: all
+  std::uint32_t max_concurrent = 0;  // its requests in flight at once; 0: no limit
+  double requests_per_s = 0;         // its sustained request rate; 0: no limit
+  std::uint32_t burst = 0;           // requests allowed at once above the rate; 0: the rate
+};
+
+// [auth]: API keys (`Authorization: Bearer <key>`). Without tenants no key is asked for.
+struct AuthConfig {
+  std::vector<TenantConfig> tenants;
+  // A TOML file of more [tenants.NAME] tables (relative to the config file), so keys can live
+  // apart from the config, e.g. in a Kubernetes Secret.
+  std::string keys_file;
+  // Paths served without a key: health probes and the Prometheus scrape.
+  std::vector<std::string> public_paths = {"/v2/health/live", "/v2/health/ready", "/metrics"};
+};
+
 struct Config {
   ServerConfig server;
+  AuthConfig auth;
   LogConfig log;
   ComputeConfig compute;
   std::vector<ModelConfig> models;

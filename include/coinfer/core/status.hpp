@@ -9,9 +9,12 @@ namespace coinfer {
 enum class Errc {
   ok,
   invalid_argument,    // 400: malformed body, input not matching the model
+  unauthenticated,     // 401: no API key, or one the server does not know
+  forbidden,           // 403: the key may not use this model
   not_found,           // 404: unknown model, version or route
   method_not_allowed,  // 405
   payload_too_large,   // 413
+  too_many_requests,   // 429: the key's rate or concurrency limit
   headers_too_large,   // 431
   unavailable,         // 503: queue full, model not ready
   deadline_exceeded,   // 504: request expired before compute

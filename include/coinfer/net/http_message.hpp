@@ -6,6 +6,10 @@
 #include <utility>
 #include <vector>
 
+namespace coinfer {
+class Tenant;
+}
+
 namespace coinfer::net {
 
 enum class Method { get, head, post, put, delete_, options, patch, other };
@@ -22,6 +26,8 @@ struct HttpRequest {
   std::vector<std::pair<std::string_view, std::string_view>> path_params;  // from the route
   std::string_view body;
   std::size_t body_capacity = 0;
+  // Whose API key the request carries ([auth]); null when auth is off or the path is public.
+  const Tenant* tenant = nullptr;
 
   // Case-insensitive header lookup; empty if absent.
   std::string_view header(std::string_view name) const noexcept;

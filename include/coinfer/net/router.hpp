@@ -9,6 +9,10 @@
 
 #include "coinfer/net/http_message.hpp"
 
+namespace coinfer {
+class AccessControl;
+}
+
 namespace coinfer::net {
 
 // A handler either answers at once or suspends (e.g. to await a batch).
@@ -18,10 +22,12 @@ using AsyncHandler =
 using Handler = std::variant<SyncHandler, AsyncHandler>;
 
 // One WebSocket text message in, one text message out. `message` is followed by at least
-// `capacity - message.size()` readable bytes (padding for in-place JSON parsing). Handlers of
-// one connection run concurrently; each may suspend (e.g. to await a batch).
+// `capacity - message.size()` readable bytes (padding for in-place JSON parsing). `tenant` is
+// the one whose key opened the connection (null when auth is off); the handler applies its
+// per-request limits to each message. Handlers of one connection run concurrently; each may
+// suspend (e.g. to await a batch).
 using WebSocketHandler = std::function<boost::asio::awaitable<void>(
-    std::string_view message, std::size_t capacity, std::string& reply)>;
+    std::string_view message, std::size_t capacity, const Tenant* tenant, std::string& reply)>;
 
 // Maps (method, path) to a handler. Patterns are '/'-separated segments, each literal or a
 // parameter "{name}" matching one non-empty segment: "/v2/models/{model}/ready".
@@ -40,6 +46,12 @@ class Router {
   void add_websocket(std::string_view path, WebSocketHandler handler);
   const WebSocketHandler* websocket(std::string_view path) const noexcept;
 
+  // API keys for every route and WebSocket but the access control's public paths: the server
+  // answers 401 without a valid key and 429 past the key's limits before any handler runs,
+  // and hands handlers the request's tenant. Null (the default): no keys asked for.
+  void set_access_control(const AccessControl* access) noexcept { access_ = access; }
+  const AccessControl* access_control() const noexcept { return access_; }
+
  private:
   struct Route {
     Method method;
@@ -48,6 +60,7 @@ class Router {
   };
   std::vector<Route> routes_;
   std::vector<std::pair<std::string, WebSocketHandler>> websockets_;
+  const AccessControl* access_ = nullptr;
 };
 
 }  // namespace coinfer::net

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "coinfer/core/access.hpp"
 #include "coinfer/core/status.hpp"
 #include "coinfer/serving/endpoint.hpp"
 
@@ -18,8 +19,13 @@ class ModelRepository {
   Status add(std::unique_ptr<Endpoint> endpoint);
 
   // `version` empty means the newest (highest) version of the model.
-  // Errors name what was not found: "unknown model 'foo'", "model 'foo' has no version '7'".
-  Status find(std::string_view name, std::string_view version, Endpoint*& out) const;
+  // Errors name what was not found: "unknown model 'foo'", "model 'foo' has no version '7'";
+  // a model `tenant`'s key may not use is Errc::forbidden (403), whether it exists or not.
+  // `tenant` is the request's (null when auth is off).
+  Status find(std::string_view name, std::string_view version, const Tenant* tenant,
+              Endpoint*& out) const;
+  // Whether listings show `endpoint` to `tenant` (all of them when null).
+  static bool visible(const Endpoint& endpoint, const Tenant* tenant) noexcept;
 
   const std::vector<std::unique_ptr<Endpoint>>& endpoints() const noexcept { return endpoints_; }
   // Ready when every model is ready.

@@ -38,12 +38,13 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 struct Url {
   bool websocket = false;  // ws://: OIP infer requests over the WebSocket endpoint
+  bool tls = false;        // https://
   std::string host;
   std::uint16_t port = 80;
   std::string target = "/";
 };
 
-// http://host[:port][/target] or ws://host[:port][/target]
+// http[s]://host[:port][/target] or ws://host[:port][/target]
 std::optional<Url> parse_url(std::string_view text) {
   Url url;
   if (text.starts_with("ws://")) {
@@ -51,6 +52,10 @@ std::optional<Url> parse_url(std::string_view text) {
     text.remove_prefix(5);
   } else if (text.starts_with("http://")) {
     text.remove_prefix(7);
+  } else if (text.starts_with("https://")) {
+    url.tls = true;
+    url.port = 443;
+    text.remove_prefix(8);
   } else {
     return std::nullopt;
   }
@@ -104,6 +109,7 @@ struct Options {
   int threads = 1;
   std::uint32_t timeout_ms = 10'000;
   std::string authorization;  // "Bearer <key>" from --api-key
+  std::string ca_file;        // https://: --cacert
   bool json = false;
   // --find-max-qps
   bool find_max_qps = false;
@@ -340,7 +346,9 @@ void run_shard(const Options& o, const Plan& plan, RunResult& result) {
       io.get_executor(), o.url.host, o.url.port,
       client::HttpClientConfig{.max_idle_connections = static_cast<std::size_t>(plan.workers),
                                .request_timeout_ms = o.timeout_ms,
-                               .authorization = o.authorization});
+                               .authorization = o.authorization,
+                               .tls = o.url.tls,
+                               .tls_ca_file = o.ca_file});
   std::vector<WsConnection> ws;
   ws.reserve(static_cast<std::size_t>(plan.connections));
   for (int i = 0; i < plan.connections; ++i) ws.emplace_back(io.get_executor());
@@ -632,7 +640,8 @@ int main(int argc, char** argv) {
   Options o;
   std::string method, body_file, mode = "closed", arrival = "constant";
   std::optional<std::string> body;
-  cli.add_option("--url", o.url_text, "http://HOST:PORT/TARGET or ws://HOST:PORT/v2/ws")
+  cli.add_option("--url", o.url_text,
+                 "http[s]://HOST:PORT/TARGET or ws://HOST:PORT/v2/ws")
       ->required();
   cli.add_option("--model", o.model, "ws://: the model_name of every infer request");
   cli.add_option("--method", method, "HTTP method (default: POST with a body, else GET)");
@@ -672,6 +681,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cli.add_option("--timeout-ms", o.timeout_ms, "per request; 0: none")->capture_default_str();
+  cli.add_option("--cacert", o.ca_file,
+                 "https://: PEM file of the CA to verify the server with (default: the system's)");
   std::string api_key;
   cli.add_option("--api-key", api_key,
                  "sent as Authorization: Bearer KEY (default: $COINFER_API_KEY, if set)");
@@ -700,7 +711,7 @@ int main(int argc, char** argv) {
   const auto url = parse_url(o.url_text);
   if (!url) {
     std::fprintf(stderr,
-                 "coinfer-loadgen: --url: expected http://HOST[:PORT]/TARGET or "
+                 "coinfer-loadgen: --url: expected http[s]://HOST[:PORT]/TARGET or "
                  "ws://HOST[:PORT]/TARGET, got '%s'\n",
                  o.url_text.c_str());
     return 2;

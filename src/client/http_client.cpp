@@ -2,10 +2,12 @@
 
 #include <array>
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <charconv>
 #include <chrono>
+#include <optional>
 #include <vector>
 
 namespace coinfer::client {
@@ -23,6 +25,7 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 struct Connection {
   explicit Connection(const asio::any_io_executor& executor) : stream(executor) {}
   beast::tcp_stream stream;
+  std::optional<asio::ssl::stream<beast::tcp_stream&>> tls;  // over `stream`, for https
   beast::flat_buffer buffer;
   std::string head;
 };
@@ -98,13 +101,35 @@ struct HttpClient::State {
         host(std::move(h)),
         port(p),
         host_header(host + ":" + std::to_string(port)),
-        config(cfg) {}
+        config(std::move(cfg)) {
+    if (config.tls) tls_status = make_tls_context();
+  }
+
+  Status make_tls_context() {
+    namespace ssl = asio::ssl;
+    tls_context.emplace(ssl::context::tls_client);
+    SSL_CTX_set_min_proto_version(tls_context->native_handle(), TLS1_2_VERSION);
+    tls_context->set_verify_mode(ssl::verify_peer);
+    beast::error_code ec;
+    if (config.tls_ca_file.empty()) {
+      tls_context->set_default_verify_paths(ec);
+    } else {
+      tls_context->load_verify_file(config.tls_ca_file, ec);
+    }
+    if (ec) {
+      return Status::invalid("tls_ca_file: cannot load '" + config.tls_ca_file +
+                             "': " + ec.message());
+    }
+    return {};
+  }
 
   asio::any_io_executor executor;
   const std::string host;
   const std::uint16_t port;
   const std::string host_header;  // "host:port"
   const HttpClientConfig config;
+  std::optional<asio::ssl::context> tls_context;  // when config.tls
+  Status tls_status;                              // whether tls_context could be made
   std::vector<tcp::endpoint> endpoints;  // resolved once, on the first connect
   // Most recently used last: a request takes the back, the connection least likely to have
   // hit the server's idle timeout.
@@ -119,11 +144,15 @@ struct HttpClient::State {
   asio::awaitable<Attempt> exchange(Connection& c, net::Method method, std::string_view target,
                                     std::string_view body, std::string_view content_type,
                                     HttpResult& out);
+  template <class Stream>
+  asio::awaitable<Attempt> exchange_over(Stream& io, Connection& c, net::Method method,
+                                         std::string_view body, HttpResult& out);
   Status failure(net::Method method, std::string_view target, const beast::error_code& ec,
                  HttpResult& out) const;
 };
 
 asio::awaitable<Status> HttpClient::State::connect(Connection& c) {
+  if (!tls_status.ok()) co_return tls_status;
   if (endpoints.empty()) {
     tcp::resolver resolver(executor);
     auto [ec, results] = co_await resolver.async_resolve(host, std::to_string(port), use_tuple);
@@ -145,6 +174,20 @@ asio::awaitable<Status> HttpClient::State::connect(Connection& c) {
     co_return Status(Errc::unavailable, "cannot connect to " + host_header + ": " + why);
   }
   c.stream.socket().set_option(tcp::no_delay(true), ec);
+  if (tls_context) {
+    auto& tls = c.tls.emplace(c.stream, *tls_context);
+    // SNI (for names only, RFC 6066) and the name the certificate must carry (an IP address
+    // is checked against the certificate's IP entries).
+    beast::error_code not_ip;
+    asio::ip::make_address(host, not_ip);
+    if (not_ip) SSL_set_tlsext_host_name(tls.native_handle(), host.c_str());
+    tls.set_verify_callback(asio::ssl::host_name_verification(host));
+    auto [hec] = co_await tls.async_handshake(asio::ssl::stream_base::client, use_tuple);
+    if (hec) {
+      co_return Status(Errc::unavailable,
+                       "TLS handshake with " + host_header + " failed: " + hec.message());
+    }
+  }
   ++connects;
   co_return Status{};
 }
@@ -167,7 +210,15 @@ asio::awaitable<Attempt> HttpClient::State::exchange(Connection& c, net::Method 
     c.head.append("Content-Length: ").append(digits, end).append("\r\n");
   }
   c.head.append("\r\n");
+  if (c.tls) co_return co_await exchange_over(*c.tls, c, method, body, out);
+  co_return co_await exchange_over(c.stream, c, method, body, out);
+}
 
+template <class Stream>
+asio::awaitable<Attempt> HttpClient::State::exchange_over(Stream& io, Connection& c,
+                                                          net::Method method,
+                                                          std::string_view body,
+                                                          HttpResult& out) {
   if (config.request_timeout_ms > 0) {
     c.stream.expires_after(std::chrono::milliseconds(config.request_timeout_ms));
   } else {
@@ -175,14 +226,14 @@ asio::awaitable<Attempt> HttpClient::State::exchange(Connection& c, net::Method 
   }
   const std::array<asio::const_buffer, 2> request{asio::buffer(c.head),
                                                   asio::buffer(body.data(), body.size())};
-  auto [wec, written] = co_await asio::async_write(c.stream, request, use_tuple);
+  auto [wec, written] = co_await asio::async_write(io, request, use_tuple);
   if (wec) co_return Attempt{wec, false};
 
   ResponseParser parser(out);
   parser.header_limit(static_cast<std::uint32_t>(config.max_response_header_bytes));
   parser.body_limit(config.max_response_body_bytes);
   if (method == net::Method::head) parser.skip(true);
-  auto [rec, read] = co_await http::async_read(c.stream, c.buffer, parser, use_tuple);
+  auto [rec, read] = co_await http::async_read(io, c.buffer, parser, use_tuple);
   out.keep_alive = !rec && parser.keep_alive();
   co_return Attempt{rec, parser.got_some()};
 }

@@ -130,6 +130,12 @@ Status read_server(const toml::table& table, ServerConfig& s) {
   r.integer("ws_max_in_flight", s.ws_max_in_flight);
   r.integer("ws_idle_timeout_ms", s.ws_idle_timeout_ms);
   r.integer("ws_max_message_bytes", s.ws_max_message_bytes);
+  r.string("tls_cert_file", s.tls_cert_file);
+  r.string("tls_key_file", s.tls_key_file);
+  if (s.tls_cert_file.empty() != s.tls_key_file.empty()) {
+    r.fail(s.tls_cert_file.empty() ? "tls_cert_file" : "tls_key_file",
+           "missing: TLS needs both tls_cert_file and tls_key_file");
+  }
   if (s.ws_max_in_flight < 1) r.fail("ws_max_in_flight", "must be at least 1");
   if (s.io_threads < 1) r.fail("io_threads", "must be at least 1");
   if (s.max_connections < 1) r.fail("max_connections", "must be at least 1");
@@ -334,6 +340,11 @@ Status load_config(const std::filesystem::path& path, Config& out) {
     out.auth.keys_file = keys.string();
     if (status = read_keys_file(keys, out.auth); !status.ok()) return status;
   }
+  for (std::string* file : {&out.server.tls_cert_file, &out.server.tls_key_file}) {
+    if (!file->empty() && std::filesystem::path(*file).is_relative()) {
+      *file = (path.parent_path() / *file).lexically_normal().string();
+    }
+  }
   // Relative weight paths name files next to the config, wherever the service is started.
   for (auto& model : out.models) {
     model.base_dir = path.parent_path().string();
@@ -360,6 +371,10 @@ std::string to_toml(const Config& c) {
       {"ws_idle_timeout_ms", c.server.ws_idle_timeout_ms},
       {"ws_max_message_bytes", static_cast<std::int64_t>(c.server.ws_max_message_bytes)},
   };
+  if (!c.server.tls_cert_file.empty()) {
+    server.insert("tls_cert_file", c.server.tls_cert_file);
+    server.insert("tls_key_file", c.server.tls_key_file);
+  }
   toml::table models;
   for (const auto& m : c.models) {
     toml::array preferred;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -28,9 +29,18 @@ struct Connection {
   std::list<std::shared_ptr<Connection>>::iterator self;
 };
 
-// Runs a WebSocket connection after the upgrade request `request` (see websocket_session.cpp).
+// TLS over a connection's TCP stream (https://, wss://).
+using TlsStream = boost::asio::ssl::stream<boost::beast::tcp_stream&>;
+
+// Runs a WebSocket connection after the upgrade request `request` read from `stream` (the
+// connection's TCP stream, or TLS over it); see websocket_session.cpp.
 boost::asio::awaitable<void> run_websocket(
-    Connection& connection, boost::beast::http::request<boost::beast::http::string_body> request,
+    Connection& connection, boost::beast::tcp_stream& stream,
+    boost::beast::http::request<boost::beast::http::string_body> request,
+    const WebSocketHandler& handler, const ServerConfig& config, const Tenant* tenant);
+boost::asio::awaitable<void> run_websocket(
+    Connection& connection, TlsStream& stream,
+    boost::beast::http::request<boost::beast::http::string_body> request,
     const WebSocketHandler& handler, const ServerConfig& config, const Tenant* tenant);
 
 }  // namespace coinfer::net

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
@@ -80,6 +81,29 @@ Method to_method(http::verb verb) noexcept {
   }
 }
 
+// TLS 1.2 and 1.3 with the configured certificate chain and key (PEM); errors name the file.
+Status make_tls_context(const ServerConfig& config, std::optional<asio::ssl::context>& out) {
+  namespace ssl = asio::ssl;
+  ssl::context context(ssl::context::tls_server);
+  context.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                      ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                      ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
+  SSL_CTX_set_min_proto_version(context.native_handle(), TLS1_2_VERSION);
+  beast::error_code ec;
+  context.use_certificate_chain_file(config.tls_cert_file, ec);
+  if (ec) {
+    return Status::invalid("server.tls_cert_file: cannot load '" + config.tls_cert_file +
+                           "': " + ec.message());
+  }
+  context.use_private_key_file(config.tls_key_file, ssl::context::pem, ec);  // must match
+  if (ec) {
+    return Status::invalid("server.tls_key_file: cannot load '" + config.tls_key_file +
+                           "': " + ec.message());
+  }
+  out.emplace(std::move(context));
+  return {};
+}
+
 }  // namespace
 
 struct HttpServer::State : std::enable_shared_from_this<State> {
@@ -95,6 +119,7 @@ struct HttpServer::State : std::enable_shared_from_this<State> {
   const Router& router;
   tcp::acceptor acceptor;
   asio::steady_timer drain_timer;  // on the acceptor's strand
+  std::optional<asio::ssl::context> tls;  // set by listen() when TLS is configured
   std::atomic<std::uint16_t> port{0};
 
   mutable std::mutex mutex;  // guards connections and stopping
@@ -103,10 +128,15 @@ struct HttpServer::State : std::enable_shared_from_this<State> {
 
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> session(std::shared_ptr<Connection> connection);
+  // The request loop over `io`: the connection's TCP stream, or TLS over it.
+  template <class Stream>
+  asio::awaitable<void> serve(Connection& c, Stream& io);
   asio::awaitable<void> reject(tcp::socket socket);
-  asio::awaitable<void> watch_disconnect(Connection& c, beast::flat_buffer& buffer);
-  asio::awaitable<void> write_error(Connection& c, http::status status, std::string_view message,
-                                    unsigned version);
+  template <class Stream>
+  asio::awaitable<void> watch_disconnect(Connection& c, Stream& io, beast::flat_buffer& buffer);
+  template <class Stream>
+  asio::awaitable<void> write_error(Connection& c, Stream& io, http::status status,
+                                    std::string_view message, unsigned version);
   bool admit(std::string_view authorization, HttpRequest& request, TenantPermit& permit,
              HttpResponse& response) const;
   void dispatch(HttpRequest& request, HttpResponse& response, const Handler*& async_handler);
@@ -153,18 +183,25 @@ asio::awaitable<void> HttpServer::State::accept_loop() {
 // Runs beside a suspended handler: returns when the peer closes the connection, which cancels
 // the handler (a queued request is then dropped before compute). Bytes of a pipelined next
 // request are kept in `buffer` for the session loop.
-asio::awaitable<void> HttpServer::State::watch_disconnect(Connection& c,
+template <class Stream>
+asio::awaitable<void> HttpServer::State::watch_disconnect(Connection& c, Stream& io,
                                                           beast::flat_buffer& buffer) {
   c.stream.expires_never();
-  auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), use_tuple);
+  auto [ec, n] = co_await io.async_read_some(buffer.prepare(4096), use_tuple);
   if (ec) co_return;
   buffer.commit(n);
   asio::steady_timer until_cancelled(c.stream.get_executor(), asio::steady_timer::time_point::max());
   co_await until_cancelled.async_wait(use_tuple);
 }
 
-// Over max_connections: answer 503 at once and close, without reading anything.
+// Over max_connections: answer 503 at once and close, without reading anything. With TLS the
+// connection is closed without an answer: a handshake would spend what the limit protects.
 asio::awaitable<void> HttpServer::State::reject(tcp::socket socket) {
+  if (tls) {
+    beast::error_code ignored;
+    socket.close(ignored);
+    co_return;
+  }
   static constexpr std::string_view kBody =
       R"({"error":"too many connections: the server's max_connections limit is reached"})";
   std::string response =
@@ -178,7 +215,9 @@ asio::awaitable<void> HttpServer::State::reject(tcp::socket socket) {
   stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
 }
 
-asio::awaitable<void> HttpServer::State::write_error(Connection& c, http::status status,
+template <class Stream>
+asio::awaitable<void> HttpServer::State::write_error(Connection& c, Stream& io,
+                                                     http::status status,
                                                      std::string_view message, unsigned version) {
   HttpResponse body;
   body.error(static_cast<int>(status), message);
@@ -189,7 +228,7 @@ asio::awaitable<void> HttpServer::State::write_error(Connection& c, http::status
   res.body() = std::move(body.body);
   res.prepare_payload();
   c.stream.expires_after(std::chrono::milliseconds(config.write_timeout_ms));
-  co_await http::async_write(c.stream, res, use_tuple);
+  co_await http::async_write(io, res, use_tuple);
 }
 
 // API keys: true when the request may go on (auth off, a public path, or a valid key within
@@ -241,6 +280,30 @@ void HttpServer::State::dispatch(HttpRequest& request, HttpResponse& response,
 asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> connection) {
   auto self = shared_from_this();
   Connection& c = *connection;
+  if (!tls) {
+    co_await serve(c, c.stream);
+  } else {
+    TlsStream io(c.stream, *tls);
+    // The handshake is part of reading the first request: bounded by read_timeout_ms.
+    c.stream.expires_after(std::chrono::milliseconds(config.read_timeout_ms));
+    auto [ec] = co_await io.async_handshake(asio::ssl::stream_base::server, use_tuple);
+    if (!ec) {
+      co_await serve(c, io);
+      // close_notify, without waiting long for the peer's: the response framing already
+      // tells a client where the data ends.
+      c.stream.expires_after(std::min(std::chrono::milliseconds(config.write_timeout_ms),
+                                      std::chrono::milliseconds(1000)));
+      co_await io.async_shutdown(use_tuple);
+    }
+  }
+  beast::error_code ignored;
+  c.stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  c.stream.close();
+  remove(connection);
+}
+
+template <class Stream>
+asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
   beast::flat_buffer buffer;
   std::string body_storage;  // reused request body buffer, capacity kept across requests
   HttpResponse response;     // reused response buffer
@@ -256,7 +319,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
       c.idle = true;
       if (c.stopping) break;
       c.stream.expires_after(std::chrono::milliseconds(config.idle_timeout_ms));
-      auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(4096), use_tuple);
+      auto [ec, n] = co_await io.async_read_some(buffer.prepare(4096), use_tuple);
       if (ec) break;  // closed by the peer, idle timeout, or stop()
       buffer.commit(n);
     }
@@ -269,15 +332,15 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     // rather than closing the socket (as tcp_stream's own timeout would), so 408 can be sent.
     c.stream.expires_never();
     read_watchdog.arm(read_timeout, c.stream.socket());
-    auto [hec, hn] = co_await http::async_read_header(c.stream, buffer, parser, use_tuple);
+    auto [hec, hn] = co_await http::async_read_header(io, buffer, parser, use_tuple);
     if (read_watchdog.expired()) {
-      co_await write_error(c, http::status::request_timeout,
+      co_await write_error(c, io, http::status::request_timeout,
                            "request not received within read_timeout_ms", 11);
       break;
     }
     if (hec == http::error::header_limit) {
       read_watchdog.disarm();
-      co_await write_error(c, http::status::request_header_fields_too_large,
+      co_await write_error(c, io, http::status::request_header_fields_too_large,
                            "request headers exceed max_header_bytes (" +
                                std::to_string(config.max_header_bytes) + ")",
                            11);
@@ -287,7 +350,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
       read_watchdog.disarm();
       // Beast stops before the header is done, so parser.content_length() may not be asked
       // (its precondition, an assert: found by fuzz/http_request_fuzzer). The field is read.
-      co_await write_error(c, http::status::payload_too_large,
+      co_await write_error(c, io, http::status::payload_too_large,
                            "request body of " +
                                std::string(parser.get()[http::field::content_length]) +
                                " bytes exceeds max_body_bytes (" +
@@ -301,7 +364,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     }
     if (hec) {
       read_watchdog.disarm();
-      co_await write_error(c, http::status::bad_request, "malformed request: " + hec.message(),
+      co_await write_error(c, io, http::status::bad_request, "malformed request: " + hec.message(),
                            11);
       break;
     }
@@ -309,29 +372,29 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
     body_storage.clear();
     body_storage.reserve(parser.content_length().value_or(0) + kBodyPadding);
     parser.get().body().swap(body_storage);
-    auto [bec, bn] = co_await http::async_read(c.stream, buffer, parser, use_tuple);
+    auto [bec, bn] = co_await http::async_read(io, buffer, parser, use_tuple);
     read_watchdog.disarm();
     if (read_watchdog.expired()) {
-      co_await write_error(c, http::status::request_timeout,
+      co_await write_error(c, io, http::status::request_timeout,
                            "request body not received within read_timeout_ms", version);
       break;
     }
     if (bec == http::error::body_limit) {
-      co_await write_error(c, http::status::payload_too_large,
+      co_await write_error(c, io, http::status::payload_too_large,
                            "request body exceeds max_body_bytes (" +
                                std::to_string(config.max_body_bytes) + ")",
                            version);
       break;
     }
     if (bec == http::error::partial_message || bec == http::error::end_of_stream) {
-      co_await write_error(c, http::status::bad_request,
+      co_await write_error(c, io, http::status::bad_request,
                            "truncated request: the connection closed before the body ended",
                            version);
       break;
     }
     if (bec) {
       if (bec != asio::error::operation_aborted && bec != asio::error::connection_reset) {
-        co_await write_error(c, http::status::bad_request, "malformed request: " + bec.message(),
+        co_await write_error(c, io, http::status::bad_request, "malformed request: " + bec.message(),
                              version);
       }
       break;
@@ -352,7 +415,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
         // The connection now speaks WebSocket until it closes; stop() lets it answer what is
         // in flight and close (Connection::on_stop). Its messages are admitted one by one.
         permit.release();
-        co_await run_websocket(c, parser.release(), *ws, config, request.tenant);
+        co_await run_websocket(c, io, parser.release(), *ws, config, request.tenant);
         break;
       }
     }
@@ -371,7 +434,7 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
       if (async_handler) {
         using namespace asio::experimental::awaitable_operators;
         auto winner = co_await (std::get<AsyncHandler>(*async_handler)(request, response) ||
-                                watch_disconnect(c, buffer));
+                                watch_disconnect(c, io, buffer));
         peer_gone = winner.index() == 1;
       }
     } catch (const std::exception& e) {
@@ -391,14 +454,9 @@ asio::awaitable<void> HttpServer::State::session(std::shared_ptr<Connection> con
         asio::buffer(response.body.data(),
                      request.method == Method::head ? 0 : response.body.size())};
     c.stream.expires_after(std::chrono::milliseconds(config.write_timeout_ms));
-    auto [wec, wn] = co_await asio::async_write(c.stream, message, use_tuple);
+    auto [wec, wn] = co_await asio::async_write(io, message, use_tuple);
     if (wec || !keep_alive) break;
   }
-
-  beast::error_code ignored;
-  c.stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  c.stream.close();
-  remove(connection);
 }
 
 void HttpServer::State::remove(const std::shared_ptr<Connection>& connection) {
@@ -416,6 +474,9 @@ HttpServer::~HttpServer() = default;
 
 Status HttpServer::listen() {
   auto& s = *state_;
+  if (!s.config.tls_cert_file.empty()) {
+    if (auto status = make_tls_context(s.config, s.tls); !status.ok()) return status;
+  }
   beast::error_code ec;
   const auto address = asio::ip::make_address(s.config.host, ec);
   if (ec) return Status::invalid("server.host: '" + s.config.host + "' is not an IP address");

@@ -19,7 +19,8 @@ void run_until_signalled(boost::asio::io_context& io, HttpServer& server,
     server.stop();
   });
 
-  std::printf("listening on http://%s:%u\n", config.host.c_str(), server.port());
+  std::printf("listening on %s://%s:%u\n", config.tls_cert_file.empty() ? "http" : "https",
+              config.host.c_str(), server.port());
   std::fflush(stdout);
 
   std::vector<std::jthread> workers;

@@ -9,7 +9,9 @@
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <deque>
 
 #include "coinfer/core/json_writer.hpp"
@@ -24,8 +26,6 @@ namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kMessagePadding = 64;  // for in-place JSON parsing (simdjson)
-
-using Stream = websocket::stream<beast::tcp_stream&>;
 
 struct SessionState {
   explicit SessionState(const asio::any_io_executor& ex) : reader_wake(ex), writer_wake(ex) {}
@@ -64,6 +64,7 @@ asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string
 // Writes replies as they come. On stop (Connection::stopping), once nothing is in flight it
 // sends the close (1001) itself: the reader may be parked in a read the client never
 // completes, and Beast finishes that read when the client's close frame arrives.
+template <class Stream>
 asio::awaitable<void> write_replies(Stream& ws, Connection& c,
                                     std::shared_ptr<SessionState> state) {
   bool broken = false;
@@ -89,13 +90,13 @@ asio::awaitable<void> write_replies(Stream& ws, Connection& c,
   state->reader_wake.cancel();
 }
 
-}  // namespace
-
-asio::awaitable<void> run_websocket(Connection& c,
-                                    beast::http::request<beast::http::string_body> request,
-                                    const WebSocketHandler& handler, const ServerConfig& config,
-                                    const Tenant* tenant) {
-  Stream ws(c.stream);
+// The session over `next`: the TCP stream itself, or TLS over it (wss://).
+template <class Next>
+asio::awaitable<void> run_websocket_over(Connection& c, Next& next,
+                                         beast::http::request<beast::http::string_body> request,
+                                         const WebSocketHandler& handler,
+                                         const ServerConfig& config, const Tenant* tenant) {
+  websocket::stream<Next&> ws(next);
   c.stream.expires_never();  // the websocket stream keeps its own timers
   websocket::stream_base::timeout timeouts{};
   timeouts.handshake_timeout = std::chrono::seconds(10);
@@ -176,6 +177,22 @@ asio::awaitable<void> run_websocket(Connection& c,
   state->writer_wake.cancel();
   while (!state->writer_done) co_await wait(state->reader_wake);
   c.on_stop = nullptr;
+}
+
+}  // namespace
+
+asio::awaitable<void> run_websocket(Connection& c, beast::tcp_stream& stream,
+                                    beast::http::request<beast::http::string_body> request,
+                                    const WebSocketHandler& handler, const ServerConfig& config,
+                                    const Tenant* tenant) {
+  return run_websocket_over(c, stream, std::move(request), handler, config, tenant);
+}
+
+asio::awaitable<void> run_websocket(Connection& c, TlsStream& stream,
+                                    beast::http::request<beast::http::string_body> request,
+                                    const WebSocketHandler& handler, const ServerConfig& config,
+                                    const Tenant* tenant) {
+  return run_websocket_over(c, stream, std::move(request), handler, config, tenant);
 }
 
 }  // namespace coinfer::net

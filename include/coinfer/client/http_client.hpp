@@ -41,6 +41,10 @@ struct HttpClientConfig {
   std::size_t max_response_header_bytes = 64 * 1024;
   // Sent as the Authorization header of every request ("Bearer <API key>"); empty: none.
   std::string authorization{};
+  // HTTPS: TLS 1.2+, the server's certificate verified against `tls_ca_file` (PEM; empty: the
+  // system's trusted CAs) and the host name (or IP address) connected to.
+  bool tls = false;
+  std::string tls_ca_file{};
 };
 
 // HTTP/1.1 client on C++20 coroutines with a pool of keep-alive connections to one host:port.

@@ -27,6 +27,10 @@ struct ServerConfig {
   std::size_t ws_max_in_flight = 64;
   std::uint32_t ws_idle_timeout_ms = 60'000;  // pinged at half; closed when silent this long
   std::size_t ws_max_message_bytes = 16 * 1024 * 1024;
+  // TLS (https://, wss://) when both are set: PEM files with the certificate chain and its
+  // private key; relative paths are relative to the config file. TLS 1.2 and 1.3 only.
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 // [log]

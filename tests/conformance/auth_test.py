@@ -10,7 +10,6 @@ The default config is copied (asset paths made absolute) with three tenants adde
 import asyncio
 import hashlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -23,16 +22,13 @@ import tritonclient.http as httpclient
 import websockets
 from tritonclient.utils import InferenceServerException
 
-from serve import start_server  # tests/conformance/serve.py
+from serve import config_copy, start_server  # tests/conformance/serve.py
 
 FULL, DIGITS, SLOW = "sk-full-0c1d", "sk-digits-9a8b", "sk-slow-7e6f"
 
 
 def write_config(default_toml, directory):
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(default_toml)))
-    with open(default_toml) as f:
-        text = f.read().replace('"../assets/', f'"{repo}/assets/')
-    text += f"""
+    return config_copy(default_toml, directory, append=f"""
 [auth.tenants.full]
 key = "{FULL}"
 
@@ -44,11 +40,7 @@ models = ["digits"]
 key = "{SLOW}"
 requests_per_s = 0.01
 burst = 1
-"""
-    path = os.path.join(directory, "auth.toml")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+""")
 
 
 def expect(exception, call, status):

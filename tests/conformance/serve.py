@@ -1,4 +1,5 @@
 """Starts coinfer-serve on a free port for a conformance test, as a user would."""
+import os
 import subprocess
 
 
@@ -12,3 +13,16 @@ def start_server(binary, config, scheme="http"):
         proc.kill()
         raise SystemExit(f"unexpected first line from coinfer-serve: {line!r}")
     return proc, line[len(prefix):]
+
+
+def config_copy(default_toml, directory, server_keys="", append=""):
+    """Writes default_toml into `directory` with its asset paths made absolute, `server_keys`
+    (TOML lines) added to [server] and `append` at the end; returns the new file's path."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(default_toml)))
+    with open(default_toml) as f:
+        text = f.read().replace('"../assets/', f'"{repo}/assets/')
+    text = text.replace("[server]\n", "[server]\n" + server_keys, 1) + append
+    path = os.path.join(directory, "config.toml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path

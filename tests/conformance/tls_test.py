@@ -20,23 +20,20 @@ import requests
 import tritonclient.http as httpclient
 import websockets
 
-from serve import start_server  # tests/conformance/serve.py
+from serve import config_copy, start_server  # tests/conformance/serve.py
 
 KEY = "sk-tls-5d4c"
 
 
 def write_config(default_toml, directory):
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(default_toml)))
-    with open(default_toml) as f:
-        text = f.read().replace('"../assets/', f'"{repo}/assets/')
-    tls = os.path.join(repo, "tests", "fixtures", "tls")
-    text = text.replace("[server]\n", f'[server]\ntls_cert_file = "{tls}/server.pem"\n'
-                                      f'tls_key_file = "{tls}/server.key"\n', 1)
-    text += f'\n[auth.tenants.tls]\nkey = "{KEY}"\n'
-    path = os.path.join(directory, "tls.toml")
-    with open(path, "w") as f:
-        f.write(text)
-    return path, os.path.join(tls, "ca.pem")
+    """The default config with TLS and one API key; returns (config, the test CA's file)."""
+    tls = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "tls")
+    tls = os.path.normpath(tls)
+    config = config_copy(default_toml, directory,
+                         server_keys=f'tls_cert_file = "{tls}/server.pem"\n'
+                                     f'tls_key_file = "{tls}/server.key"\n',
+                         append=f'\n[auth.tenants.tls]\nkey = "{KEY}"\n')
+    return config, os.path.join(tls, "ca.pem")
 
 
 def check_curl(address, ca):

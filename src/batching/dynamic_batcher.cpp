@@ -592,9 +592,13 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
                       t->outputs_[j].strings().begin());
         } else {
           const auto per_row = out.bytes().size() / static_cast<std::size_t>(rows);
-          std::memcpy(t->outputs_[j].bytes().data(),
-                      out.bytes().data() + per_row * static_cast<std::size_t>(t->row_),
-                      per_row * static_cast<std::size_t>(t->rows_));
+          // An empty output ([1, 0]) has no storage: memcpy from or to null is undefined even
+          // for 0 bytes (found by fuzz/websocket_message_fuzzer).
+          if (per_row > 0) {
+            std::memcpy(t->outputs_[j].bytes().data(),
+                        out.bytes().data() + per_row * static_cast<std::size_t>(t->row_),
+                        per_row * static_cast<std::size_t>(t->rows_));
+          }
         }
       }
     }

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -22,8 +23,10 @@ class TableReader {
   void integer(std::string_view key, Int& field) {
     const toml::node* node = take(key);
     if (!node || !status_.ok()) return;
-    auto value = node->value<std::int64_t>();
-    if (!node->is_integer() || !value) return fail(key, "expected an integer");
+    // value_exact: value<int64_t>() would convert a float, out of range undefined (found by
+    // fuzz/toml_config_fuzzer: priority_levels = 8446744073709551616e4).
+    auto value = node->value_exact<std::int64_t>();
+    if (!value) return fail(key, "expected an integer");
     if (*value < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
         static_cast<std::uint64_t>(*value) > std::numeric_limits<Int>::max()) {
       return fail(key, std::to_string(*value) + " is out of range");
@@ -38,8 +41,8 @@ class TableReader {
     if (!array) return fail(key, "expected an array of integers");
     field.clear();
     for (const auto& element : *array) {
-      auto value = element.value<std::int64_t>();
-      if (!element.is_integer() || !value || *value < 1 || *value > 1'000'000) {
+      auto value = element.value_exact<std::int64_t>();
+      if (!value || *value < 1 || *value > 1'000'000) {
         return fail(key, "expected an array of positive integers");
       }
       field.push_back(static_cast<int>(*value));
@@ -49,9 +52,11 @@ class TableReader {
   void number(std::string_view key, double& field) {
     const toml::node* node = take(key);
     if (!node || !status_.ok()) return;
-    auto value = node->value<double>();  // an integer converts
-    if (!(node->is_floating_point() || node->is_integer()) || !value || !(*value >= 0) ||
-        *value > 1e9) {
+    std::optional<double> value = node->value_exact<double>();
+    if (!value) {
+      if (auto integer = node->value_exact<std::int64_t>()) value = static_cast<double>(*integer);
+    }
+    if (!value || !(*value >= 0) || *value > 1e9) {
       return fail(key, "expected a number from 0 to 1e9");
     }
     field = *value;

@@ -3,10 +3,15 @@
 namespace coinfer {
 
 std::int64_t element_count(const Shape& shape) noexcept {
-  std::int64_t count = 1;
+  bool empty = false;
   for (auto dim : shape) {
     if (dim < 0) return -1;
-    count *= dim;
+    empty = empty || dim == 0;
+  }
+  if (empty) return 0;  // whatever the other dimensions (their product may not fit)
+  std::int64_t count = 1;
+  for (auto dim : shape) {
+    if (__builtin_mul_overflow(count, dim, &count)) return -1;
   }
   return count;
 }

@@ -87,6 +87,9 @@ Status read_entry(std::string_view origin, std::string_view name, simdjson::dom:
     }
     dims.push_back(d);
   }
+  if (count > static_cast<std::uint64_t>(INT64_MAX)) {  // shapes count elements in int64
+    return bad(origin, where + ": element count overflows");
+  }
 
   simdjson::dom::array offsets;
   if (entry["data_offsets"].get_array().get(offsets) || offsets.size() != 2 ||

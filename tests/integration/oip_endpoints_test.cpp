@@ -161,3 +161,17 @@ TEST_CASE("binary tensor data: input after the JSON, output after the response's
   CHECK(client.post("/v2/models/identity/infer", json).body.find("needs the Inference-Header") !=
         std::string::npos);
 }
+
+TEST_CASE("an empty tensor ([1, 0]) is served as an empty output") {
+  // Its output has no storage: copying it out of the batch was a memcpy from null (found by
+  // fuzz/websocket_message_fuzzer; UBSan reports it in the sanitizer run).
+  TestServer server;
+  Client client(server.port());
+  const auto reply = client.post(
+      "/v2/models/identity/infer",
+      R"({"inputs":[{"name":"INPUT0","shape":[1,0],"datatype":"FP32","data":[]}]})");
+  CHECK(reply.status == 200);
+  CHECK_MESSAGE(reply.body.find(R"("name":"OUTPUT0","datatype":"FP32","shape":[1,0],"data":[])") !=
+                    std::string::npos,
+                reply.body);
+}

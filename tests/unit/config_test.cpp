@@ -144,3 +144,15 @@ TEST_CASE("a missing config file is reported by name") {
   CHECK(status.code() == Errc::not_found);
   CHECK(status.message() == "config file /nonexistent/coinfer.toml: cannot be opened");
 }
+
+TEST_CASE("a float where an integer is expected is refused, however large") {
+  Config config;
+  // value<int64_t>() converted the float, out of range undefined (fuzz/toml_config_fuzzer).
+  const auto status =
+      parse_config("[models.digits]\npriority_levels = 8446744073709551616e4\n", config);
+  CHECK(status.message() == "models.digits.priority_levels: expected an integer");
+  CHECK(parse_config("[server]\nport = 80.0\n", config).message() ==
+        "server.port: expected an integer");
+  CHECK(parse_config("[models.m]\npreferred_batch_sizes = [1.5e300]\n", config).message() ==
+        "models.m.preferred_batch_sizes: expected an array of positive integers");
+}

@@ -175,6 +175,26 @@ TEST_CASE("malformed entries are rejected: negative dims, bad offsets, duplicate
   CHECK(dup.message().find("appears twice") != std::string::npos);
 }
 
+TEST_CASE("element counts past int64 are refused, and an empty tensor counts 0 whatever its dims") {
+  SafetensorsFile file;
+  // 2^32 * 2^31: fits uint64, not int64.
+  const auto big = parse(file_bytes(R"({"w":{"dtype":"U8","shape":[4294967296,2147483648],)"
+                                    R"("data_offsets":[0,0]}})",
+                                    {}),
+                         file);
+  CHECK(big.message().find("element count overflows") != std::string::npos);
+  // The dims before the 0 multiply past int64 (found by fuzz/safetensors_fuzzer: the count
+  // overflowed in element_count before it reached the 0).
+  REQUIRE(parse(file_bytes(R"({"w":{"dtype":"BF16","shape":[3047427674210304,4444,0],)"
+                           R"("data_offsets":[0,0]}})",
+                           {}),
+                file)
+              .ok());
+  CHECK(element_count(file.tensor("w")->shape) == 0);
+  CHECK(element_count({3037000500, 3037000500}) == -1);  // past int64: no overflow, -1
+  CHECK(element_count({}) == 1);
+}
+
 TEST_CASE("a missing file is reported as not found") {
   SafetensorsFile file;
   CHECK(SafetensorsFile::open("/nonexistent/model.safetensors", file).code() == Errc::not_found);

@@ -9,7 +9,8 @@ namespace coinfer {
 // Dimensions outermost first; -1 in a model's declared shape means "any size".
 using Shape = std::vector<std::int64_t>;
 
-// Product of the dimensions (1 for a scalar shape []); -1 if any dimension is negative.
+// Product of the dimensions (1 for a scalar shape [], 0 if any dimension is 0); -1 if any
+// dimension is negative or the product does not fit in int64.
 std::int64_t element_count(const Shape& shape) noexcept;
 
 // "[2, 64]"

@@ -226,6 +226,14 @@ Status read_model(const toml::table& table, ModelConfig& m) {
   for (const auto& [key, node] : table) {
     const std::string name(key.str());
     if (r.seen(name)) continue;
+    r.mark_seen(name);
+    // Every kind's keys are bare TOML keys; a quoted one ("x\ty") is no setting of any kind,
+    // and toml++ would write it back unquoted into the logged config (fuzz/toml_config_fuzzer).
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                               "0123456789_-") != std::string::npos) {
+      r.fail(name, "unknown key (keys are letters, digits, '_' and '-')");
+      continue;
+    }
     if (auto b = node.value_exact<bool>()) {
       m.options.emplace_back(name, *b);
     } else if (auto i = node.value_exact<std::int64_t>()) {
@@ -237,7 +245,6 @@ Status read_model(const toml::table& table, ModelConfig& m) {
     } else {
       r.fail(name, "expected a boolean, a number or a string");
     }
-    r.mark_seen(name);
   }
   if (m.kind.empty()) r.fail("kind", "missing (which model class to serve)");
   if (m.device != "cpu" && m.device != "cuda" &&

@@ -156,3 +156,13 @@ TEST_CASE("a float where an integer is expected is refused, however large") {
   CHECK(parse_config("[models.m]\npreferred_batch_sizes = [1.5e300]\n", config).message() ==
         "models.m.preferred_batch_sizes: expected an array of positive integers");
 }
+
+TEST_CASE("a model option whose key is no bare name is refused, so the logged config reads back") {
+  Config config;
+  // toml++ wrote the quoted key "x\ty" back without quotes (fuzz/toml_config_fuzzer).
+  const auto status = parse_config("[models.a]\nkind = \"id\"\n\"x\\ty\" = false\n", config);
+  CHECK(status.message() == "models.a.x\ty: unknown key (keys are letters, digits, '_' and '-')");
+  REQUIRE(parse_config("[models.a]\nkind = \"id\"\nmax-len = 3\n", config).ok());
+  Config again;
+  CHECK(parse_config(to_toml(config), again).ok());
+}

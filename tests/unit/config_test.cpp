@@ -166,3 +166,16 @@ TEST_CASE("a model option whose key is no bare name is refused, so the logged co
   Config again;
   CHECK(parse_config(to_toml(config), again).ok());
 }
+
+TEST_CASE("model and tenant names are plain names, so the logged config reads back") {
+  Config config;
+  // [models."b't"] came back from to_toml as [models.'b't'] (fuzz/toml_config_fuzzer).
+  CHECK(parse_config("[models.\"b't\"]\nkind = \"mlp\"\n", config).message() ==
+        "models.b't: a model name is letters, digits, '_', '-' and '.'");
+  CHECK(parse_config("[auth.tenants.\"a b\"]\nkey = \"k\"\n", config).message() ==
+        "auth.tenants.a b: a tenant name is letters, digits, '_', '-' and '.'");
+  REQUIRE(parse_config("[models.\"mini-lm.v2\"]\nkind = \"mlp\"\n", config).ok());
+  Config again;
+  REQUIRE(parse_config(to_toml(config), again).ok());
+  CHECK(again.models[0].name == "mini-lm.v2");
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "coinfer/core/config.hpp"
 
@@ -64,9 +65,10 @@ Status Tenant::admit(TenantPermit& permit) const {
     refilled_ = now;
     tokens_ = std::min(burst_, tokens_ + elapsed * requests_per_s_);
     if (tokens_ < 1) {
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%g", requests_per_s_);  // 0.5 stays 0.5
       return {Errc::too_many_requests,
-              "rate limit of tenant '" + name_ + "' reached (" +
-                  std::to_string(static_cast<long long>(requests_per_s_)) + " requests/s)"};
+              "rate limit of tenant '" + name_ + "' reached (" + rate + " requests/s)"};
     }
     tokens_ -= 1;
   }

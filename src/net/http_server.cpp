@@ -85,10 +85,8 @@ Method to_method(http::verb verb) noexcept {
 Status make_tls_context(const ServerConfig& config, std::optional<asio::ssl::context>& out) {
   namespace ssl = asio::ssl;
   ssl::context context(ssl::context::tls_server);
-  context.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                      ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
-                      ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
-  SSL_CTX_set_min_proto_version(context.native_handle(), TLS1_2_VERSION);
+  context.set_options(ssl::context::default_workarounds | ssl::context::single_dh_use);
+  SSL_CTX_set_min_proto_version(context.native_handle(), TLS1_2_VERSION);  // no SSL, TLS 1.0/1.1
   beast::error_code ec;
   context.use_certificate_chain_file(config.tls_cert_file, ec);
   if (ec) {

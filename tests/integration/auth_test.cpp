@@ -126,7 +126,8 @@ TEST_CASE("past its rate a key gets 429 with Retry-After, and other keys are not
       post_with_key(client, "/v2/models/identity/infer", infer_body(4), "sk-acme-1");
   CHECK(limited_reply.status == 429);
   CHECK(limited_reply.headers[http::field::retry_after] == "2");
-  CHECK(limited_reply.body.find("rate limit of tenant 'acme'") != std::string::npos);
+  CHECK(limited_reply.body.find("rate limit of tenant 'acme' reached (0.5 requests/s)") !=
+        std::string::npos);
   CHECK(limited_reply.keep_alive);  // a refusal does not cost the connection
   CHECK(post_with_key(client, "/v2/models/identity/infer", infer_body(4), "sk-beta-1").status ==
         200);

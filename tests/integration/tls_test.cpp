@@ -147,3 +147,22 @@ TEST_CASE("certificate and key errors are named at listen()") {
   CHECK_MESSAGE(not_its_key.message().find("mismatch") != std::string::npos,
                 not_its_key.message());
 }
+
+TEST_CASE("over max_connections a TLS connection is closed before any handshake") {
+  ServerConfig config = tls_config();
+  config.max_connections = 1;
+  TestServer server(config);
+  asio::io_context io;
+  ssl::context context = client_context(TLS1_2_VERSION, TLS1_3_VERSION);
+  ssl::stream<tcp::socket> first(io, context);
+  first.next_layer().connect({asio::ip::make_address("127.0.0.1"), server.port()});
+  first.handshake(ssl::stream_base::client);  // holds the one connection allowed
+  ssl::stream<tcp::socket> extra(io, context);
+  extra.next_layer().connect({asio::ip::make_address("127.0.0.1"), server.port()});
+  beast::error_code ec;
+  extra.handshake(ssl::stream_base::client, ec);
+  // Closed (the stream ends), not a plain-text 503 read as a malformed TLS record.
+  CHECK_MESSAGE((ec == ssl::error::stream_truncated || ec == asio::error::eof ||
+                 ec == asio::error::connection_reset),
+                ec.message());
+}

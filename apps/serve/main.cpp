@@ -15,6 +15,8 @@
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
+#include "coinfer/generation/engine.hpp"
+#include "coinfer/generation/llm_kind.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
@@ -62,6 +64,16 @@ int main(int argc, char** argv) {
   CpuExecutor executor(config.compute.threads);  // compute pool, apart from the I/O threads
   std::vector<std::unique_ptr<Executor>> device_executors;  // e.g. a CudaExecutor per GPU model
   for (const auto& model_config : config.models) {
+    if (model_config.kind == "llm") {  // a language model: its own engine and scheduler
+      std::unique_ptr<generation::Engine> engine;
+      Status status = generation::make_generator(model_config, config.compute.threads, engine);
+      if (status.ok() && engine) status = repository.add(model_config.name, std::move(engine));
+      if (!status.ok()) {
+        std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
+        return 2;
+      }
+      continue;
+    }
     LoadedModel loaded;
     Status status = make_model(model_config, loaded);
     if (status.ok()) {
@@ -86,7 +98,7 @@ int main(int argc, char** argv) {
   net::Router router;
   router.set_access_control(&access);
   add_oip_routes(router, repository);
-  add_openai_routes(router, repository);  // /v1/embeddings, /v1/models, /tokenize, /detokenize
+  add_openai_routes(router, repository);  // /v1/embeddings, completions, chat, models, tokenize
   net::HttpServer server(io.get_executor(), config.server, router);
   if (auto status = server.listen(); !status.ok()) {
     std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());

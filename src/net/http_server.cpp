@@ -60,6 +60,85 @@ void write_head(std::string& head, unsigned version, const HttpResponse& respons
   head += "\r\n\r\n";
 }
 
+// A response sent in parts on the connection's stream (ResponseStream). HTTP/1.1 frames each
+// part as a chunk; HTTP/1.0 has no chunks, so the connection closes after the body.
+template <class Stream>
+class ChunkedWriter final : public ResponseStream {
+ public:
+  ChunkedWriter(Connection& c, Stream& io, std::chrono::milliseconds write_timeout, unsigned version,
+                bool keep_alive)
+      : c_(c), io_(io), write_timeout_(write_timeout), version_(version), keep_alive_(keep_alive && version != 10) {}
+
+  asio::awaitable<bool> begin(const HttpResponse& head) override {
+    if (begun_) co_return !failed_;
+    begun_ = true;
+    char number[24];
+    buffer_.clear();
+    buffer_ += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    buffer_.append(number, std::to_chars(number, number + sizeof number, head.status).ptr);
+    buffer_ += ' ';
+    buffer_ += http::obsolete_reason(static_cast<http::status>(head.status));
+    buffer_ += "\r\nServer: coinfer\r\nContent-Type: ";
+    buffer_ += head.content_type;
+    for (const auto& [name, value] : head.headers) {
+      buffer_ += "\r\n";
+      buffer_ += name;
+      buffer_ += ": ";
+      buffer_ += value;
+    }
+    buffer_ += version_ == 10 ? "\r\nConnection: close" : "\r\nTransfer-Encoding: chunked";
+    if (version_ != 10 && !keep_alive_) buffer_ += "\r\nConnection: close";
+    buffer_ += "\r\n\r\n";
+    co_return co_await send(asio::buffer(buffer_));
+  }
+
+  asio::awaitable<bool> write(std::string_view data) override {
+    if (!begun_ || failed_) co_return false;
+    if (data.empty()) co_return true;  // an empty chunk would end the body
+    if (version_ == 10) co_return co_await send(asio::buffer(data.data(), data.size()));
+    char size[20];
+    const auto end = std::to_chars(size, size + sizeof size - 2, data.size(), 16).ptr;
+    const std::size_t size_len = static_cast<std::size_t>(end - size);
+    size[size_len] = '\r';
+    size[size_len + 1] = '\n';
+    const std::array<asio::const_buffer, 3> parts{asio::buffer(size, size_len + 2),
+                                                  asio::buffer(data.data(), data.size()),
+                                                  asio::buffer("\r\n", 2)};
+    co_return co_await send(parts);
+  }
+
+  bool begun() const noexcept override { return begun_; }
+  bool failed() const noexcept { return failed_; }
+  bool keep_alive() const noexcept { return keep_alive_ && !failed_; }
+
+  // The body's end: the last chunk (HTTP/1.1).
+  asio::awaitable<bool> end() {
+    if (!begun_ || failed_) co_return false;
+    if (version_ == 10) co_return true;
+    co_return co_await send(asio::buffer("0\r\n\r\n", 5));
+  }
+
+ private:
+  template <class Buffers>
+  asio::awaitable<bool> send(const Buffers& buffers) {
+    // A read may be pending beside this (the disconnect watch): expires_after then sets only
+    // the write's timer.
+    c_.stream.expires_after(write_timeout_);
+    auto [ec, n] = co_await asio::async_write(io_, buffers, use_tuple);
+    if (ec) failed_ = true;
+    co_return !failed_;
+  }
+
+  Connection& c_;
+  Stream& io_;
+  std::chrono::milliseconds write_timeout_;
+  unsigned version_;
+  bool keep_alive_;
+  bool begun_ = false;
+  bool failed_ = false;
+  std::string buffer_;
+};
+
 Method to_method(http::verb verb) noexcept {
   switch (verb) {
     case http::verb::get:
@@ -427,6 +506,9 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
 
     const Handler* async_handler = nullptr;
     bool peer_gone = false;
+    ChunkedWriter<Stream> writer(c, io, std::chrono::milliseconds(config.write_timeout_ms), version,
+                                 req.keep_alive() && !c.stopping);
+    response.stream = &writer;
     try {
       if (admitted) dispatch(request, response, async_handler);
       if (async_handler) {
@@ -438,12 +520,22 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
     } catch (const std::exception& e) {
       spdlog::error("handler for {} {} threw: {}", to_string(request.method), request.path,
                     e.what());
+      if (writer.begun()) break;  // part of the body is out: only closing tells the client
       response.reset();
       response.error(500, std::string("internal error: ") + e.what());
     }
+    response.stream = nullptr;
 
     permit.release();  // the request is done: its tenant's slot is free before the reply leaves
     if (peer_gone) break;
+    if (writer.begun()) {
+      // The handler sent its response in parts: end the body; the connection carries on
+      // only if every part went out and the framing allows it.
+      const bool ended = co_await writer.end();
+      body.swap(body_storage);
+      if (!ended || !writer.keep_alive() || c.stopping) break;
+      continue;
+    }
     const bool keep_alive = req.keep_alive() && !c.stopping;
     body.swap(body_storage);  // keep the request buffer's capacity for the next request
     write_head(head, version, response, keep_alive);

@@ -1,5 +1,7 @@
 #include "coinfer/protocol/oip_routes.hpp"
 
+#include "coinfer/generation/engine.hpp"
+
 #include <simdjson.h>
 
 #include <boost/asio/use_awaitable.hpp>
@@ -282,6 +284,9 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     }
     res.content_type = "text/plain; version=0.0.4";
     render_prometheus(models, res.body);
+    std::vector<generation::NamedGenerationMetrics> generators;
+    for (const auto& g : repo->generators()) generators.push_back({g.name, &g.engine->metrics()});
+    generation::render_prometheus(generators, res.body);
   });
   router.add_websocket("/v2/ws",
                        [repo](std::string_view message, std::size_t capacity,

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "coinfer/core/json_writer.hpp"
+#include "coinfer/generation/engine.hpp"
+#include "coinfer/tokenizers/bpe.hpp"
 
 namespace coinfer {
 namespace {
@@ -287,7 +289,36 @@ void models(const ModelRepository& repo, const HttpRequest& req, HttpResponse& r
     }
     res.body += '}';
   }
+  for (const auto& g : repo.generators()) {
+    if (req.tenant && !req.tenant->may_use(g.name)) continue;
+    if (!first) res.body += ',';
+    first = false;
+    res.body += R"({"id":)";
+    json_append_string(res.body, g.name);
+    res.body += R"(,"object":"model","created":0,"owned_by":"coinfer","max_model_len":)";
+    json_append_number(res.body, g.engine->max_model_len());
+    res.body += '}';
+  }
   res.body += "]}";
+}
+
+// The tokenizer and length limit of a text model: an embedding endpoint's or a language
+// model's.
+Status find_tokenizer(const ModelRepository& repo, std::string_view model, const Tenant* tenant,
+                      const Tokenizer*& tokenizer, std::int64_t& max_model_len, bool& specials_wrap) {
+  generation::Engine* engine = nullptr;
+  if (!model.empty() && repo.find_generator(model, tenant, engine).ok()) {
+    tokenizer = &engine->tokenizer();
+    max_model_len = engine->max_model_len();
+    specials_wrap = false;  // BPE adds no [CLS] ... [SEP] around a text
+    return {};
+  }
+  Endpoint* endpoint = nullptr;
+  if (auto status = find_text_model(repo, model, tenant, endpoint); !status) return status;
+  tokenizer = endpoint->text()->tokenizer.get();
+  max_model_len = endpoint->text()->max_input_tokens;
+  specials_wrap = true;
+  return {};
 }
 
 // vLLM's POST /tokenize: {"model", "prompt", "add_special_tokens"?: true}.
@@ -324,20 +355,22 @@ void tokenize(const ModelRepository& repo, const HttpRequest& req, HttpResponse&
     }
   }
   if (status.ok() && !has_prompt) status = Status::invalid("prompt: missing");
-  Endpoint* endpoint = nullptr;
-  if (status.ok()) status = find_text_model(repo, model, req.tenant, endpoint);
+  const Tokenizer* tokenizer = nullptr;
+  std::int64_t max_model_len = 0;
+  bool specials_wrap = true;
+  if (status.ok()) status = find_tokenizer(repo, model, req.tenant, tokenizer, max_model_len, specials_wrap);
   std::vector<std::int32_t> ids;
   if (status.ok()) {
-    status = endpoint->text()->tokenizer->encode(prompt, ids, Tokenizer::no_truncation);
+    status = tokenizer->encode(prompt, ids, Tokenizer::no_truncation);
     if (!status.ok()) status = Status::invalid("prompt: " + status.message());
   }
   if (!status.ok()) return fail(res, status);
   std::span<const std::int32_t> tokens = ids;
-  if (!special && tokens.size() >= 2) tokens = tokens.subspan(1, tokens.size() - 2);
+  if (!special && specials_wrap && tokens.size() >= 2) tokens = tokens.subspan(1, tokens.size() - 2);
   res.body += R"({"count":)";
   json_append_number(res.body, tokens.size());
   res.body += R"(,"max_model_len":)";
-  json_append_number(res.body, endpoint->text()->max_input_tokens);
+  json_append_number(res.body, max_model_len);
   res.body += R"(,"tokens":[)";
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (i > 0) res.body += ',';
@@ -377,11 +410,13 @@ void detokenize(const ModelRepository& repo, const HttpRequest& req, HttpRespons
     }
   }
   if (status.ok() && !has_tokens) status = Status::invalid("tokens: missing");
-  Endpoint* endpoint = nullptr;
-  if (status.ok()) status = find_text_model(repo, model, req.tenant, endpoint);
+  const Tokenizer* tokenizer = nullptr;
+  std::int64_t max_model_len = 0;
+  bool specials_wrap = true;
+  if (status.ok()) status = find_tokenizer(repo, model, req.tenant, tokenizer, max_model_len, specials_wrap);
   std::string prompt;
   if (status.ok()) {
-    status = endpoint->text()->tokenizer->decode(ids, prompt, /*skip_special_tokens=*/true);
+    status = tokenizer->decode(ids, prompt, /*skip_special_tokens=*/true);
     if (!status.ok()) status = Status::invalid("tokens: " + status.message());
   }
   if (!status.ok()) return fail(res, status);
@@ -404,6 +439,7 @@ void add_openai_routes(net::Router& router, const ModelRepository& repository) {
              [repo](const HttpRequest& req, HttpResponse& res) { tokenize(*repo, req, res); });
   router.add(Method::post, "/detokenize",
              [repo](const HttpRequest& req, HttpResponse& res) { detokenize(*repo, req, res); });
+  add_openai_completion_routes(router, repository);
 }
 
 }  // namespace coinfer

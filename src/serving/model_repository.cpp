@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "coinfer/generation/engine.hpp"
+
 namespace coinfer {
 namespace {
 
@@ -15,8 +17,43 @@ bool version_less(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+ModelRepository::ModelRepository() = default;
+ModelRepository::~ModelRepository() = default;
+
+Status ModelRepository::add(std::string name, std::unique_ptr<generation::Engine> engine) {
+  for (const auto& e : endpoints_) {
+    if (e->metadata().name == name) return Status::invalid("model '" + name + "' is already in the repository");
+  }
+  for (const auto& g : generators_) {
+    if (g.name == name) return Status::invalid("model '" + name + "' is already in the repository");
+  }
+  generators_.push_back({std::move(name), std::move(engine)});
+  return {};
+}
+
+Status ModelRepository::find_generator(std::string_view name, const Tenant* tenant,
+                                       generation::Engine*& out) const {
+  out = nullptr;
+  if (tenant && !tenant->may_use(name)) return tenant->forbidden(name);
+  for (const auto& g : generators_) {
+    if (g.name == name) {
+      out = g.engine.get();
+      return {};
+    }
+  }
+  for (const auto& e : endpoints_) {
+    if (e->metadata().name == name) {
+      return Status::invalid("model: '" + std::string(name) + "' does not generate text (it is not a language model)");
+    }
+  }
+  return Status::not_found("unknown model '" + std::string(name) + "'");
+}
+
 Status ModelRepository::add(std::unique_ptr<Endpoint> endpoint) {
   const auto& meta = endpoint->metadata();
+  for (const auto& g : generators_) {
+    if (g.name == meta.name) return Status::invalid("model '" + meta.name + "' is already in the repository");
+  }
   for (const auto& e : endpoints_) {
     if (e->metadata().name == meta.name && e->metadata().version == meta.version) {
       return Status::invalid("model '" + meta.name + "' version '" + meta.version +

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <boost/asio/awaitable.hpp>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -35,6 +36,24 @@ struct HttpRequest {
   std::string_view param(std::string_view name) const noexcept;
 };
 
+struct HttpResponse;
+
+// A response written in parts: Server-Sent Events, or any body sent as it is produced
+// (chunked transfer encoding on HTTP/1.1; on HTTP/1.0 the body ends when the connection
+// closes). The server offers one to every handler through HttpResponse::stream.
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  // Sends the status line and headers of `head` (status, content_type, headers; its body is
+  // ignored). Once, before any write(); false when the connection failed.
+  virtual boost::asio::awaitable<bool> begin(const HttpResponse& head) = 0;
+  // Sends `data` as the next part of the body and returns once it is written: a client that
+  // reads slowly holds the handler here (backpressure), up to the server's write_timeout_ms
+  // per part. false when the connection failed or timed out; the handler should stop.
+  virtual boost::asio::awaitable<bool> write(std::string_view data) = 0;
+  virtual bool begun() const noexcept = 0;
+};
+
 // A response a handler fills. `body` is a buffer the connection reuses across requests:
 // handlers append to it and never shrink it.
 struct HttpResponse {
@@ -42,6 +61,9 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra, e.g. Retry-After
+  // For a response sent in parts; set by the server (null where a handler runs without a
+  // connection). Once a handler has begun a stream, status, headers and body above are unused.
+  ResponseStream* stream = nullptr;
 
   void reset() {
     status = 200;

@@ -18,6 +18,16 @@ namespace coinfer {
 // (e.g. "dimensions") are refused with 400 naming them. Errors come in OpenAI's shape,
 // {"error": {"message", "type", "param", "code"}}, which its clients read. `repository` must
 // outlive the router.
+// Language models (ModelRepository::generators()) also get, through
+// add_openai_completion_routes:
+//   POST /v1/completions       {"model", "prompt": string | [int], "max_tokens"?, "stream"?, ...}
+//   POST /v1/chat/completions  {"model", "messages": [{"role", "content"}], ...}
+// OpenAI's fields (temperature, top_p, seed, stop, presence/frequency penalties, logprobs,
+// stream_options.include_usage, n = 1) and vLLM's (top_k, min_p, repetition_penalty,
+// min_tokens, ignore_eos, stop_token_ids, skip_special_tokens, priority), plus "timeout" in
+// seconds; any other field is a 400 naming it. With "stream": true the answer is Server-Sent
+// Events (`data: {chunk}` ... `data: [DONE]`), one event per engine step.
 void add_openai_routes(net::Router& router, const ModelRepository& repository);
+void add_openai_completion_routes(net::Router& router, const ModelRepository& repository);
 
 }  // namespace coinfer

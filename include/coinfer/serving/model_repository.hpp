@@ -9,6 +9,10 @@
 #include "coinfer/core/status.hpp"
 #include "coinfer/serving/endpoint.hpp"
 
+namespace coinfer::generation {
+class Engine;
+}
+
 namespace coinfer {
 
 // The endpoints a server offers, by model name and version. Filled at start-up, read
@@ -28,11 +32,26 @@ class ModelRepository {
   static bool visible(const Endpoint& endpoint, const Tenant* tenant) noexcept;
 
   const std::vector<std::unique_ptr<Endpoint>>& endpoints() const noexcept { return endpoints_; }
+
+  // Generative (language) models: served by a generation engine (continuous batching) rather
+  // than an Endpoint. Names share one namespace with the endpoints'.
+  struct Generator {
+    std::string name;
+    std::unique_ptr<generation::Engine> engine;
+  };
+  Status add(std::string name, std::unique_ptr<generation::Engine> engine);
+  // Errors as find()'s; not_found also when `name` is an endpoint that does not generate.
+  Status find_generator(std::string_view name, const Tenant* tenant,
+                        generation::Engine*& out) const;
+  const std::vector<Generator>& generators() const noexcept { return generators_; }
+  ModelRepository();
+  ~ModelRepository();
   // Ready when every model is ready.
   bool all_ready() const noexcept;
 
  private:
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
+  std::vector<Generator> generators_;
 };
 
 }  // namespace coinfer

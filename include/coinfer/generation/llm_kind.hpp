@@ -1,0 +1,24 @@
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "coinfer/core/config.hpp"
+#include "coinfer/core/status.hpp"
+
+namespace coinfer::generation {
+
+class Engine;
+
+// The text an INT8 model is calibrated on at load (LlamaOptions::calibration_tokens): prose,
+// numbers, code and a ChatML conversation, a few hundred tokens.
+std::string_view calibration_text() noexcept;
+
+// Builds the generation engine of a [models.NAME] section of kind "llm": a llama-architecture
+// GGUF file (`weights`), its BPE tokenizer and chat template, and the engine's settings (see
+// docs/CONFIG.md). `compute_threads` is the [compute] pool size the engine's thread uses.
+// `out` stays null, with ok, when the section says `optional = true` and the weights file is
+// absent (a model package not installed).
+Status make_generator(const ModelConfig& config, int compute_threads, std::unique_ptr<Engine>& out);
+
+}  // namespace coinfer::generation

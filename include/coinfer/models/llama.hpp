@@ -1,0 +1,113 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "coinfer/core/status.hpp"
+#include "coinfer/models/gguf.hpp"
+
+namespace coinfer {
+
+// The shape of a llama-architecture decoder, from a GGUF file's llama.* metadata.
+struct LlamaConfig {
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;  // grouped-query attention: heads / kv_heads query heads share one K/V head
+  int head_dim = 0;
+  int ffn = 0;  // SwiGLU inner width
+  int vocab = 0;
+  int context = 0;  // the longest sequence (positions) the model was trained for
+  float rms_eps = 1e-5f;
+  float rope_theta = 10000.0f;
+
+  int qkv_width() const noexcept { return (heads + 2 * kv_heads) * head_dim; }
+  static Status from_gguf(const GgufFile& file, LlamaConfig& out);
+};
+
+enum class LlamaPrecision {
+  fp32,  // FP32 GEMMs on the dequantized weights: the reference path
+  int8,  // W8A8: weights per output channel, activations per token, INT32 accumulation
+};
+
+struct LlamaOptions {
+  LlamaPrecision precision = LlamaPrecision::int8;
+  int max_step_tokens = 256;  // tokens one forward() may carry (the scheduler's budget)
+  int kv_blocks = 64;         // paged KV cache size in blocks (see kv_block_bytes)
+  int block_size = 16;        // tokens per KV block
+  // INT8: token ids of a calibration text. At load they run through the model once; input
+  // channels whose largest |activation| exceeds outlier_ratio x the median channel's are
+  // multiplied in FP32 beside the INT8 GEMM (at most max_outlier_channels per layer, twice
+  // that for the FFN's down projection). Empty: no outlier channels.
+  std::vector<std::int32_t> calibration_tokens;
+  float outlier_ratio = 2.0f;
+  int max_outlier_channels = 128;
+};
+
+// One sequence's part of a forward step: tokens [token_begin, token_begin + token_count) of
+// the step's token array, at positions position .. position + token_count - 1 (the tokens
+// before `position` are already in its KV blocks). `block_table` maps positions to KV blocks
+// (position p lives in block block_table[p / block_size], slot p % block_size) and covers
+// every position up to the step's last.
+struct LlamaSequenceStep {
+  int token_begin = 0;
+  int token_count = 0;
+  int position = 0;
+  std::span<const std::int32_t> block_table;
+  enum class Logits { none, last, all } logits = Logits::last;
+};
+
+// A llama-architecture decoder (RMSNorm, RoPE, grouped-query attention, SwiGLU, tied or
+// separate output head) loaded from GGUF weights, run on ragged steps over a paged KV cache:
+// prefill chunks and single-token decodes of many sequences share one forward, every GEMM
+// running on the [step tokens, hidden] matrix. Weights are dequantized at load and, in INT8,
+// requantized per output channel (coinfer::Int8Linear). The KV cache is
+// [layer][block][kv_head][slot][head_dim] in FP16 (llama.cpp's default): a head's keys of one
+// block are contiguous.
+// One forward at a time (the generation engine's thread).
+class LlamaModel {
+ public:
+  ~LlamaModel();
+
+  static Status load(const std::string& path, const LlamaOptions& options,
+                     std::unique_ptr<LlamaModel>& out);
+  static Status load(GgufFile file, const LlamaOptions& options, std::unique_ptr<LlamaModel>& out);
+
+  // Bytes one KV block takes over all layers (K and V).
+  static std::size_t kv_block_bytes(const LlamaConfig& config, int block_size) noexcept;
+
+  const LlamaConfig& config() const noexcept { return config_; }
+  const LlamaOptions& options() const noexcept { return options_; }
+  const GgufFile& file() const noexcept { return file_; }
+
+  // Runs the step; `logits` becomes [rows, vocab] with one row per requested position, in
+  // sequence order (Logits::all: each of the sequence's tokens; last: its last token).
+  // Errors (bad ids, positions past the context, tables too short, too many tokens) name the
+  // sequence and leave the KV cache untouched.
+  Status forward(std::span<const std::int32_t> tokens, std::span<const LlamaSequenceStep> steps,
+                 std::vector<float>& logits);
+
+  // Input channels taken out of the INT8 GEMMs by calibration, over all layers.
+  int outlier_channels() const noexcept { return outlier_channels_; }
+
+  // Copy-on-write: block `dst` gets `src`'s keys and values in every layer.
+  void copy_block(std::int32_t src, std::int32_t dst) noexcept;
+
+ private:
+  struct Weights;
+  LlamaModel();
+  Status init(GgufFile file, const LlamaOptions& options);
+
+  LlamaConfig config_;
+  LlamaOptions options_;
+  GgufFile file_;  // kept mapped: token embeddings are read from it row by row
+  std::unique_ptr<Weights> weights_;
+  std::vector<std::vector<float>>* calibration_ = nullptr;  // set while calibrating
+  int outlier_channels_ = 0;
+};
+
+}  // namespace coinfer

@@ -1,0 +1,145 @@
+#include "coinfer/generation/llm_kind.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include "coinfer/generation/engine.hpp"
+#include "coinfer/models/llama.hpp"
+#include "coinfer/models/model_kind.hpp"
+#include "coinfer/tokenizers/bpe.hpp"
+
+namespace coinfer::generation {
+
+std::string_view calibration_text() noexcept {
+  return "<|im_start|>system\nYou are a helpful AI assistant.<|im_end|>\n"
+         "<|im_start|>user\nCan you explain how a refrigerator keeps food cold, and why the back "
+         "of it feels warm?<|im_end|>\n<|im_start|>assistant\nA refrigerator moves heat rather "
+         "than making cold. A refrigerant circulates through a closed loop: in the coils inside, "
+         "it evaporates and absorbs heat from the food compartment; a compressor then squeezes "
+         "the vapour, raising its temperature, and the coils at the back release that heat into "
+         "the kitchen as the refrigerant condenses again. That is why the back feels warm.<|im_end|>\n"
+         "The river rose twelve feet in the night, and by morning the old mill stood in water up "
+         "to its windows. Farmers gathered on the bridge, counting the fields they had lost: "
+         "1,250 acres of wheat, 300 of barley, and the orchard that had fed three generations.\n"
+         "def mean(values):\n    \"\"\"Average of a list of numbers.\"\"\"\n"
+         "    return sum(values) / len(values) if values else 0.0\n\n"
+         "for i in range(10):\n    print(i, mean([i, i * 2, i ** 2]))\n"
+         "In 1969, Apollo 11 landed on the Moon; Neil Armstrong and Buzz Aldrin spent about 21 "
+         "hours on the surface while Michael Collins orbited above. The mission returned 21.5 kg "
+         "of lunar samples to Earth on July 24.\n"
+         "<|im_start|>user\nWrite a short poem about autumn leaves.<|im_end|>\n<|im_start|>assistant\n"
+         "Red and gold, the maples fall,\nwhispering softly down the hall\nof quiet woods where "
+         "sparrows call,\nand winter waits beyond it all.<|im_end|>\n";
+}
+
+Status make_generator(const ModelConfig& config, int compute_threads,
+                      std::unique_ptr<Engine>& out) {
+  out.reset();
+  const std::string where = "models." + config.name;
+  if (config.device != "cpu")
+    return Status::invalid(where + ".device: kind 'llm' runs on the CPU only");
+  ModelOptions options(config);
+  std::string precision = "int8";
+  std::int64_t kv_cache_mib = 512, block_size = 16, max_num_seqs = 64, max_step_tokens = 256,
+               max_model_len = 8192;
+  bool chunked_prefill = true, prefix_caching = true, static_batching = false, optional = false;
+  options.string("precision", precision);
+  options.integer("kv_cache_mib", kv_cache_mib, 1, 1 << 20);
+  options.integer("block_size", block_size, 1, 256);
+  options.integer("max_num_seqs", max_num_seqs, 1, 4096);
+  options.integer("max_step_tokens", max_step_tokens, 1, 1 << 16);
+  options.integer("max_model_len", max_model_len, 2, 1 << 20);
+  options.boolean("chunked_prefill", chunked_prefill);
+  options.boolean("prefix_caching", prefix_caching);
+  options.boolean("static_batching", static_batching);
+  options.boolean("optional", optional);
+  if (auto s = options.finish(); !s.ok()) return s;
+  if (precision != "int8" && precision != "fp32") {
+    return Status::invalid(where + ".precision: expected \"int8\" or \"fp32\", got \"" + precision +
+                           "\"");
+  }
+  if (config.weights.empty()) return Status::invalid(where + ".weights: missing (a GGUF file)");
+  const std::filesystem::path path = config.weights;  // the config loader resolved it
+  if (optional && !std::filesystem::exists(path)) {
+    spdlog::warn("{}: {} is not installed; the model is not served", where, path.string());
+    return {};
+  }
+  GgufFile file;
+  if (auto s = GgufFile::open(path, file); !s.ok())
+    return Status::invalid(where + ".weights: " + s.message());
+  BpeVocabulary vocabulary;
+  if (auto s = load_bpe_vocabulary(file, vocabulary); !s.ok())
+    return Status::invalid(where + ": " + s.message());
+  std::unique_ptr<ByteLevelBpeTokenizer> tokenizer;
+  if (auto s = ByteLevelBpeTokenizer::create(std::move(vocabulary), tokenizer); !s.ok()) {
+    return Status::invalid(where + ": tokenizer: " + s.message());
+  }
+  // Chat requests are rendered as ChatML; a model whose template is something else is refused
+  // rather than prompted in a format it was not trained on.
+  std::string chat_template;
+  (void)file.get("tokenizer.chat_template", chat_template);
+  std::string system_prompt;
+  if (!chat_template.empty()) {
+    if (chat_template.find("<|im_start|>") == std::string::npos) {
+      return Status::invalid(
+          where + ": the model's chat template is not ChatML (the only format supported)");
+    }
+    // The default system message, as the template writes it: a newline after the role, in
+    // the template's text either as the character or as Jinja's escape "\\n".
+    const std::string marker = "<|im_start|>system";
+    if (auto at = chat_template.find(marker); at != std::string::npos) {
+      auto begin = at + marker.size();
+      if (chat_template.compare(begin, 1, "\n") == 0) {
+        begin += 1;
+      } else if (chat_template.compare(begin, 2, "\\n") == 0) {
+        begin += 2;
+      }
+      if (auto end = chat_template.find("<|im_end|>", begin); end != std::string::npos) {
+        system_prompt = chat_template.substr(begin, end - begin);
+      }
+    }
+  }
+  LlamaConfig shape;
+  if (auto s = LlamaConfig::from_gguf(file, shape); !s.ok())
+    return Status::invalid(where + ": " + s.message());
+  LlamaOptions model_options;
+  model_options.precision = precision == "fp32" ? LlamaPrecision::fp32 : LlamaPrecision::int8;
+  model_options.block_size = static_cast<int>(block_size);
+  model_options.max_step_tokens = static_cast<int>(max_step_tokens);
+  const std::size_t block_bytes = LlamaModel::kv_block_bytes(shape, model_options.block_size);
+  model_options.kv_blocks = static_cast<int>(
+      std::max<std::size_t>(1, (static_cast<std::size_t>(kv_cache_mib) << 20) / block_bytes));
+  if (model_options.precision == LlamaPrecision::int8) {
+    if (auto s = tokenizer->encode(calibration_text(), model_options.calibration_tokens, Tokenizer::no_truncation); !s.ok()) {
+      return Status::invalid(where + ": calibration text: " + s.message());
+    }
+  }
+  std::unique_ptr<LlamaModel> model;
+  if (auto s = LlamaModel::load(std::move(file), model_options, model); !s.ok()) {
+    return Status::invalid(where + ": " + s.message());
+  }
+  EngineConfig engine;
+  engine.max_num_seqs = static_cast<std::int32_t>(max_num_seqs);
+  engine.max_step_tokens = static_cast<std::int32_t>(max_step_tokens);
+  engine.max_waiting =
+      static_cast<std::int32_t>(std::min<std::size_t>(config.max_queue_size, 1 << 20));
+  engine.max_model_len = static_cast<std::int32_t>(max_model_len);
+  engine.chunked_prefill = chunked_prefill;
+  engine.prefix_caching = prefix_caching;
+  engine.priority_scheduling = config.priority_levels > 1;
+  engine.static_batching = static_batching;
+  engine.compute_threads = compute_threads;
+  engine.default_system_prompt = system_prompt;
+  spdlog::info(
+      "{}: llama {} layers, hidden {}, {} heads ({} KV), vocab {}, {} KV blocks of {} tokens ({} "
+      "MiB), {} ({} input channels in FP32 after calibration)",
+      where, shape.layers, shape.hidden, shape.heads, shape.kv_heads, shape.vocab,
+      model_options.kv_blocks, block_size, model_options.kv_blocks * block_bytes >> 20, precision,
+      model->outlier_channels());
+  out = std::make_unique<Engine>(
+      std::move(model), std::shared_ptr<const ByteLevelBpeTokenizer>(std::move(tokenizer)), engine);
+  return {};
+}
+
+}  // namespace coinfer::generation

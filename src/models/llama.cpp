@@ -1,0 +1,596 @@
+#include "coinfer/models/llama.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <variant>
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+#include "coinfer/core/half.hpp"
+#include <cstdlib>
+#include <cstdio>
+#include <string>
+
+#include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/ops/fp32_linear.hpp"
+#include "coinfer/ops/int8_linear.hpp"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace coinfer {
+namespace {
+
+using v8f = float __attribute__((vector_size(32)));
+
+v8f load8(const float* p) noexcept {
+  v8f v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+void store8(float* p, v8f v) noexcept { std::memcpy(p, &v, sizeof v); }
+
+// The KV cache holds FP16 (IEEE binary16), as llama.cpp's does by default: half the memory
+// and half the bytes attention reads. F16C converts eight at a time where the target has it.
+using half_t = std::uint16_t;
+
+v8f load8_half(const half_t* p) noexcept {
+#if defined(__F16C__)
+  const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  v8f out;
+  std::memcpy(&out, &v, sizeof out);
+  return out;
+#else
+  v8f out;
+  for (int l = 0; l < 8; ++l) out[l] = half_to_float(p[l]);
+  return out;
+#endif
+}
+
+void store8_half(half_t* p, v8f v) noexcept {
+#if defined(__F16C__)
+  __m256 x;
+  std::memcpy(&x, &v, sizeof x);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+#else
+  for (int l = 0; l < 8; ++l) p[l] = float_to_half(v[l]);
+#endif
+}
+
+float dot_half(const float* a, const half_t* b, int n) noexcept {
+  v8f acc{};
+  for (int i = 0; i < n; i += 8) acc += load8(a + i) * load8_half(b + i);
+  float s = 0;
+  for (int l = 0; l < 8; ++l) s += acc[l];
+  return s;
+}
+
+// y += a * x
+void axpy_half(float a, const half_t* x, float* y, int n) noexcept {
+  const v8f va = v8f{} + a;
+  for (int i = 0; i < n; i += 8) store8(y + i, load8(y + i) + va * load8_half(x + i));
+}
+
+// y = x / sqrt(mean(x^2) + eps) * w, as llama.cpp's ggml_rms_norm followed by the weight.
+void rms_norm(const float* x, const float* w, float eps, int n, float* y) noexcept {
+  double ss = 0;
+  for (int i = 0; i < n; ++i) ss += static_cast<double>(x[i]) * x[i];
+  const float scale = static_cast<float>(1.0 / std::sqrt(ss / n + eps));
+  for (int i = 0; i < n; ++i) y[i] = x[i] * scale * w[i];
+}
+
+// A linear layer on either path.
+// The input channels of one linear layer whose calibration maxima stand out: above
+// `ratio` x the median channel's maximum, largest first, at most `cap`.
+std::vector<int> pick_outlier_channels(const std::vector<float>& channel_max, float ratio, int cap) {
+  if (channel_max.empty() || cap <= 0) return {};
+  std::vector<float> sorted = channel_max;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const float threshold = ratio * sorted[sorted.size() / 2];
+  std::vector<int> channels;
+  for (int c = 0; c < static_cast<int>(channel_max.size()); ++c) {
+    if (channel_max[c] > threshold) channels.push_back(c);
+  }
+  std::sort(channels.begin(), channels.end(), [&](int a, int b) { return channel_max[a] > channel_max[b]; });
+  if (static_cast<int>(channels.size()) > cap) channels.resize(static_cast<std::size_t>(cap));
+  std::sort(channels.begin(), channels.end());
+  return channels;
+}
+
+// A linear layer on either path. In INT8 with calibration maxima of its input channels, the
+// channels far above the median one are taken out of the INT8 GEMM and multiplied in FP32
+// (LLM.int8()'s decomposition).
+class Linear {
+ public:
+  Status create(std::span<const float> weight, int out, int in, LlamaPrecision precision,
+                int max_rows, const std::vector<float>* input_max = nullptr,
+                const LlamaOptions* options = nullptr, int max_outliers = 0) {
+    if (precision == LlamaPrecision::fp32) {
+      auto& l = layer_.emplace<Fp32Linear>();
+      return Fp32Linear::create(weight, {}, out, in, Activation::none, l);
+    }
+    outliers_.clear();
+    if (input_max && options && static_cast<int>(input_max->size()) == in) {
+      outliers_ = pick_outlier_channels(*input_max, options->outlier_ratio, max_outliers);
+    }
+    auto& l = layer_.emplace<Int8Linear>();
+    Int8LinearOptions int8;
+    int8.max_batch = max_rows;
+    int8.max_gemm_rows = std::min(max_rows, 128);
+    int8.fp32_input_channels = outliers_;
+    return Int8Linear::create(weight, {}, out, in, Activation::none, int8, l);
+  }
+  Status forward(const float* x, int m, float* y) {
+    if (auto* l = std::get_if<Int8Linear>(&layer_)) return l->forward(x, m, y);
+    return std::get<Fp32Linear>(layer_).forward(x, m, y);
+  }
+  int outliers() const noexcept { return static_cast<int>(outliers_.size()); }
+
+ private:
+  std::variant<std::monostate, Int8Linear, Fp32Linear> layer_;
+  std::vector<int> outliers_;  // INT8: input channels multiplied in FP32
+};
+
+Status read_int(const GgufFile& f, const std::string& key, int& out) {
+  std::int64_t v = 0;
+  if (auto s = f.get(key, v); !s.ok()) return s;
+  if (v <= 0 || v > (1 << 24)) return Status::invalid("metadata '" + key + "' = " + std::to_string(v) + " is out of range");
+  out = static_cast<int>(v);
+  return {};
+}
+
+}  // namespace
+
+Status LlamaConfig::from_gguf(const GgufFile& f, LlamaConfig& out) {
+  std::string arch;
+  if (auto s = f.get("general.architecture", arch); !s.ok()) return s;
+  if (arch != "llama") return Status::invalid("general.architecture is '" + arch + "', expected 'llama'");
+  LlamaConfig c;
+  if (auto s = read_int(f, "llama.block_count", c.layers); !s.ok()) return s;
+  if (auto s = read_int(f, "llama.embedding_length", c.hidden); !s.ok()) return s;
+  if (auto s = read_int(f, "llama.feed_forward_length", c.ffn); !s.ok()) return s;
+  if (auto s = read_int(f, "llama.attention.head_count", c.heads); !s.ok()) return s;
+  c.kv_heads = c.heads;
+  if (f.find("llama.attention.head_count_kv")) {
+    if (auto s = read_int(f, "llama.attention.head_count_kv", c.kv_heads); !s.ok()) return s;
+  }
+  if (auto s = read_int(f, "llama.context_length", c.context); !s.ok()) return s;
+  double eps = 1e-5, theta = 10000.0;
+  if (auto s = f.get("llama.attention.layer_norm_rms_epsilon", eps); !s.ok()) return s;
+  if (f.find("llama.rope.freq_base")) {
+    if (auto s = f.get("llama.rope.freq_base", theta); !s.ok()) return s;
+  }
+  c.rms_eps = static_cast<float>(eps);
+  c.rope_theta = static_cast<float>(theta);
+  if (c.hidden % c.heads != 0 || c.heads % c.kv_heads != 0) {
+    return Status::invalid("llama: " + std::to_string(c.heads) + " heads and " +
+                           std::to_string(c.kv_heads) + " KV heads do not divide hidden size " +
+                           std::to_string(c.hidden));
+  }
+  c.head_dim = c.hidden / c.heads;
+  if (f.find("llama.rope.dimension_count")) {
+    int rope_dims = 0;
+    if (auto s = read_int(f, "llama.rope.dimension_count", rope_dims); !s.ok()) return s;
+    if (rope_dims != c.head_dim) {
+      return Status::invalid("llama.rope.dimension_count " + std::to_string(rope_dims) +
+                             " differs from the head size " + std::to_string(c.head_dim) +
+                             " (partial RoPE is not supported)");
+    }
+  }
+  if (c.head_dim % 8 != 0 || c.head_dim > 256 || c.hidden % 8 != 0 || c.ffn % 8 != 0) {
+    return Status::invalid("llama: hidden, head and FFN sizes must be multiples of 8");
+  }
+  const GgufTensor* embedding = f.tensor("token_embd.weight");
+  if (!embedding) return Status::invalid("tensor 'token_embd.weight' is missing");
+  c.vocab = static_cast<int>(embedding->rows());
+  out = c;
+  return {};
+}
+
+struct LlamaModel::Weights {
+  struct Layer {
+    std::vector<float> attn_norm, ffn_norm;
+    Linear qkv, o, gate_up, down;
+  };
+  std::vector<Layer> layers;
+  std::vector<float> output_norm;
+  Linear head;
+  const GgufTensor* embedding = nullptr;
+  std::vector<float> rope_cos, rope_sin;  // [context][head_dim / 2]
+  std::vector<half_t> k_cache, v_cache;   // FP16 [layer][block][kv_head][slot][head_dim]
+
+  // Step scratch, sized for max_step_tokens rows.
+  std::vector<float> x, xn, qkv, attn, proj, gate_up, act, hidden_rows;
+  std::vector<float> scores;  // per compute thread: [context]
+  std::vector<int> token_seq;  // step token -> sequence index
+};
+
+LlamaModel::LlamaModel() = default;
+LlamaModel::~LlamaModel() = default;
+
+std::size_t LlamaModel::kv_block_bytes(const LlamaConfig& c, int block_size) noexcept {
+  return 2ull * static_cast<std::size_t>(c.layers) * c.kv_heads * block_size * c.head_dim *
+         sizeof(std::uint16_t);  // FP16 K and V
+}
+
+Status LlamaModel::load(const std::string& path, const LlamaOptions& options,
+                        std::unique_ptr<LlamaModel>& out) {
+  GgufFile file;
+  if (auto s = GgufFile::open(path, file); !s.ok()) return s;
+  return load(std::move(file), options, out);
+}
+
+Status LlamaModel::load(GgufFile file, const LlamaOptions& options,
+                        std::unique_ptr<LlamaModel>& out) {
+  std::unique_ptr<LlamaModel> model(new LlamaModel());
+  if (auto s = model->init(std::move(file), options); !s.ok()) return s;
+  out = std::move(model);
+  return {};
+}
+
+Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
+  file_ = std::move(file);
+  options_ = options;
+  if (options.max_step_tokens < 1 || options.kv_blocks < 1 || options.block_size < 1) {
+    return Status::invalid("llama: max_step_tokens, kv_blocks and block_size must be positive");
+  }
+  if (auto s = LlamaConfig::from_gguf(file_, config_); !s.ok()) return s;
+  const LlamaConfig& c = config_;
+  weights_ = std::make_unique<Weights>();
+  Weights& w = *weights_;
+  const int rows = options.max_step_tokens;
+
+  // Reads a tensor as FP32 after checking its shape (ggml order: {in, out}).
+  std::vector<float> buffer;
+  auto read = [&](const std::string& name, std::int64_t in, std::int64_t out_rows,
+                  std::vector<float>& dst) -> Status {
+    const GgufTensor* t = file_.tensor(name);
+    if (!t) return Status::invalid("tensor '" + name + "' is missing");
+    const bool vector = out_rows == 0;
+    if (t->row_size() != in || (vector ? t->elements() != in : t->rows() != out_rows)) {
+      std::string dims;
+      for (auto d : t->dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+      return Status::invalid("tensor '" + name + "' has dims [" + dims + "], expected [" +
+                             std::to_string(in) + (vector ? "" : ", " + std::to_string(out_rows)) + "]");
+    }
+    dst.resize(static_cast<std::size_t>(t->elements()));
+    return file_.dequantize(*t, dst);
+  };
+
+  // The linear layers, with the outlier channels `stats` (calibration maxima) calls for.
+  w.layers.resize(c.layers);
+  std::vector<float> part;
+  auto build = [&](const std::vector<std::vector<float>>* stats) -> Status {
+  // Calibration maxima of linear `index`'s input (null before calibration) and the most
+  // outlier channels it may take out.
+  auto cal = [&](int index) { return stats ? &(*stats)[static_cast<std::size_t>(index)] : nullptr; };
+  auto cap = [&](int index) {
+    const bool down = index < 4 * c.layers && index % 4 == 3;
+    return down ? 2 * options.max_outlier_channels : options.max_outlier_channels;
+  };
+  for (int l = 0; l < c.layers; ++l) {
+    auto& layer = w.layers[l];
+    const std::string p = "blk." + std::to_string(l) + ".";
+    if (auto s = read(p + "attn_norm.weight", c.hidden, 0, layer.attn_norm); !s.ok()) return s;
+    if (auto s = read(p + "ffn_norm.weight", c.hidden, 0, layer.ffn_norm); !s.ok()) return s;
+    // Q, K and V as one GEMM: their weights stacked by output channel.
+    buffer.clear();
+    const int kv_width = c.kv_heads * c.head_dim;
+    for (auto [name, out_rows] : {std::pair{"attn_q.weight", c.hidden}, {"attn_k.weight", kv_width},
+                                  {"attn_v.weight", kv_width}}) {
+      if (auto s = read(p + name, c.hidden, out_rows, part); !s.ok()) return s;
+      buffer.insert(buffer.end(), part.begin(), part.end());
+    }
+    if (auto s = layer.qkv.create(buffer, c.qkv_width(), c.hidden, options.precision, rows, cal(4 * l), &options, cap(4 * l)); !s.ok()) return s;
+    if (auto s = read(p + "attn_output.weight", c.hidden, c.hidden, part); !s.ok()) return s;
+    if (auto s = layer.o.create(part, c.hidden, c.hidden, options.precision, rows, cal(4 * l + 1), &options, cap(4 * l + 1)); !s.ok()) return s;
+    // Gate and up as one GEMM: [gate; up].
+    buffer.clear();
+    for (const char* name : {"ffn_gate.weight", "ffn_up.weight"}) {
+      if (auto s = read(p + name, c.hidden, c.ffn, part); !s.ok()) return s;
+      buffer.insert(buffer.end(), part.begin(), part.end());
+    }
+    if (auto s = layer.gate_up.create(buffer, 2 * c.ffn, c.hidden, options.precision, rows, cal(4 * l + 2), &options, cap(4 * l + 2)); !s.ok()) return s;
+    if (auto s = read(p + "ffn_down.weight", c.ffn, c.hidden, part); !s.ok()) return s;
+    if (auto s = layer.down.create(part, c.hidden, c.ffn, options.precision, rows, cal(4 * l + 3), &options, cap(4 * l + 3)); !s.ok()) return s;
+  }
+  if (auto s = read("output_norm.weight", c.hidden, 0, w.output_norm); !s.ok()) return s;
+  // The output head: its own tensor, or tied to the token embedding.
+  const std::string head_name = file_.tensor("output.weight") ? "output.weight" : "token_embd.weight";
+  if (auto s = read(head_name, c.hidden, c.vocab, buffer); !s.ok()) return s;
+  if (auto s = w.head.create(buffer, c.vocab, c.hidden, options.precision, rows, cal(4 * c.layers), &options, cap(4 * c.layers)); !s.ok()) return s;
+  return {};
+  };
+  if (auto s = build(nullptr); !s.ok()) return s;
+  buffer = {};
+  part = {};
+  w.embedding = file_.tensor("token_embd.weight");
+
+  // RoPE as ggml's "normal" mode: dimension pairs (2i, 2i+1) rotate by pos * theta^(-2i/d).
+  // GGUF conversion permuted the Q and K rows of Hugging Face's checkpoints (which rotate
+  // pairs (i, i + d/2)) so that this pairing gives the same attention.
+  const int half = c.head_dim / 2;
+  w.rope_cos.resize(static_cast<std::size_t>(c.context) * half);
+  w.rope_sin.resize(w.rope_cos.size());
+  for (int pos = 0; pos < c.context; ++pos) {
+    for (int i = 0; i < half; ++i) {
+      const double angle = pos * std::pow(static_cast<double>(c.rope_theta), -2.0 * i / c.head_dim);
+      w.rope_cos[static_cast<std::size_t>(pos) * half + i] = static_cast<float>(std::cos(angle));
+      w.rope_sin[static_cast<std::size_t>(pos) * half + i] = static_cast<float>(std::sin(angle));
+    }
+  }
+  const std::size_t kv_values = kv_block_bytes(c, options.block_size) / sizeof(half_t) / 2 *
+                                static_cast<std::size_t>(options.kv_blocks);
+  w.k_cache.assign(kv_values, 0);
+  w.v_cache.assign(kv_values, 0);
+
+  const auto r = static_cast<std::size_t>(rows);
+  w.x.resize(r * c.hidden);
+  w.xn.resize(r * c.hidden);
+  w.qkv.resize(r * c.qkv_width());
+  w.attn.resize(r * c.hidden);
+  w.proj.resize(r * c.hidden);
+  w.gate_up.resize(r * 2 * c.ffn);
+  w.act.resize(r * c.ffn);
+  w.hidden_rows.resize(r * c.hidden);
+  w.token_seq.resize(r);
+
+  // INT8: activation outliers. A pass over the calibration tokens records each linear
+  // layer's largest |input| per channel; channels far above the median one are then taken
+  // out of the INT8 GEMM and multiplied in FP32 (LLM.int8()'s decomposition), so they no
+  // longer set every token's scale and leave the other channels a few levels.
+  if (options.precision == LlamaPrecision::int8 && !options.calibration_tokens.empty()) {
+    const int tokens = std::min({static_cast<int>(options.calibration_tokens.size()),
+                                 options.kv_blocks * options.block_size, c.context});
+    std::vector<std::int32_t> table(static_cast<std::size_t>((tokens + options.block_size - 1) / options.block_size));
+    for (std::size_t b = 0; b < table.size(); ++b) table[b] = static_cast<std::int32_t>(b);
+    std::vector<std::vector<float>> stats(4 * c.layers + 1);
+    calibration_ = &stats;
+    std::vector<float> logits;
+    for (int at = 0; at < tokens; at += rows) {
+      const int n = std::min(rows, tokens - at);
+      const LlamaSequenceStep step{0, n, at, table, LlamaSequenceStep::Logits::all};
+      const Status s = forward(std::span(options.calibration_tokens).subspan(at, n), {&step, 1}, logits);
+      if (!s.ok()) {
+        calibration_ = nullptr;
+        return Status::invalid("calibration: " + s.message());
+      }
+    }
+    calibration_ = nullptr;
+    if (auto s = build(&stats); !s.ok()) return s;
+    for (const auto& layer : w.layers) {
+      outlier_channels_ += layer.qkv.outliers() + layer.o.outliers() + layer.gate_up.outliers() + layer.down.outliers();
+    }
+    outlier_channels_ += w.head.outliers();
+  }
+  return {};
+}
+
+void LlamaModel::copy_block(std::int32_t src, std::int32_t dst) noexcept {
+  const LlamaConfig& c = config_;
+  const std::size_t block = static_cast<std::size_t>(c.kv_heads) * options_.block_size * c.head_dim;
+  for (int l = 0; l < c.layers; ++l) {
+    const std::size_t base = static_cast<std::size_t>(l) * options_.kv_blocks * block;
+    for (auto* cache : {&weights_->k_cache, &weights_->v_cache}) {
+      std::memcpy(cache->data() + base + dst * block, cache->data() + base + src * block,
+                  block * sizeof(half_t));
+    }
+  }
+}
+
+Status LlamaModel::forward(std::span<const std::int32_t> tokens,
+                           std::span<const LlamaSequenceStep> steps, std::vector<float>& logits) {
+  const LlamaConfig& c = config_;
+  Weights& w = *weights_;
+  const int n = static_cast<int>(tokens.size());
+  if (n < 1 || n > options_.max_step_tokens) {
+    return Status::invalid("llama: a step of " + std::to_string(n) + " tokens (1 to " +
+                           std::to_string(options_.max_step_tokens) + " fit)");
+  }
+  const int bs = options_.block_size;
+  int logit_rows = 0;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const auto& st = steps[s];
+    const std::string name = "sequence " + std::to_string(s);
+    if (st.token_count < 1 || st.token_begin < 0 || st.token_begin > n - st.token_count) {
+      return Status::invalid(name + ": tokens outside the step");
+    }
+    if (st.position < 0 || st.position + st.token_count > c.context) {
+      return Status::invalid(name + ": positions up to " +
+                             std::to_string(st.position + st.token_count) +
+                             " pass the model's context of " + std::to_string(c.context));
+    }
+    const auto needed = static_cast<std::size_t>((st.position + st.token_count + bs - 1) / bs);
+    if (st.block_table.size() < needed) return Status::invalid(name + ": block table too short");
+    for (std::size_t b = 0; b < needed; ++b) {
+      if (st.block_table[b] < 0 || st.block_table[b] >= options_.kv_blocks) {
+        return Status::invalid(name + ": block " + std::to_string(st.block_table[b]) + " is out of range");
+      }
+    }
+    for (int t = st.token_begin; t < st.token_begin + st.token_count; ++t) {
+      if (tokens[t] < 0 || tokens[t] >= c.vocab) {
+        return Status::invalid(name + ": token id " + std::to_string(tokens[t]) +
+                               " is outside the vocabulary of " + std::to_string(c.vocab));
+      }
+      w.token_seq[t] = static_cast<int>(s);
+    }
+    logit_rows += st.logits == LlamaSequenceStep::Logits::all    ? st.token_count
+                  : st.logits == LlamaSequenceStep::Logits::last ? 1
+                                                                 : 0;
+  }
+
+  const int h = c.hidden;
+  const int hd = c.head_dim;
+  const int half = hd / 2;
+  const int qkv_w = c.qkv_width();
+  const int group = c.heads / c.kv_heads;
+  const std::size_t block_values = static_cast<std::size_t>(c.kv_heads) * bs * hd;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+
+  for (int t = 0; t < n; ++t) {
+    (void)file_.dequantize_rows(*w.embedding, tokens[t], 1,
+                                std::span<float>(w.x.data() + static_cast<std::size_t>(t) * h, h));
+  }
+  const int team = std::max(1, compute_team_size());
+  if (w.scores.size() < static_cast<std::size_t>(team) * c.context) {
+    w.scores.resize(static_cast<std::size_t>(team) * c.context);
+  }
+  // Position of step token t.
+  auto position_of = [&](int t) {
+    const auto& st = steps[w.token_seq[t]];
+    return st.position + (t - st.token_begin);
+  };
+
+  for (int l = 0; l < c.layers; ++l) {
+    auto& layer = w.layers[l];
+    half_t* k_cache = w.k_cache.data() + static_cast<std::size_t>(l) * options_.kv_blocks * block_values;
+    half_t* v_cache = w.v_cache.data() + static_cast<std::size_t>(l) * options_.kv_blocks * block_values;
+    parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
+      for (auto t = b; t < e; ++t) rms_norm(&w.x[t * h], layer.attn_norm.data(), c.rms_eps, h, &w.xn[t * h]);
+    });
+    // Calibration: each linear input's largest |x| per channel.
+    auto stat = [&](int index, const float* x, int width) {
+      if (!calibration_) return;
+      auto& mx = (*calibration_)[static_cast<std::size_t>(index)];
+      mx.resize(static_cast<std::size_t>(width), 0.0f);
+      for (int t = 0; t < n; ++t) {
+        for (int i = 0; i < width; ++i) mx[i] = std::max(mx[i], std::fabs(x[static_cast<std::size_t>(t) * width + i]));
+      }
+    };
+    stat(4 * l, w.xn.data(), h);
+    if (auto s = layer.qkv.forward(w.xn.data(), n, w.qkv.data()); !s.ok()) return s;
+    // RoPE on Q in place; K rotated as it is written into its KV slot, V copied.
+    parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
+      for (auto t = b; t < e; ++t) {
+        const int pos = position_of(static_cast<int>(t));
+        const float* cs = &w.rope_cos[static_cast<std::size_t>(pos) * half];
+        const float* sn = &w.rope_sin[static_cast<std::size_t>(pos) * half];
+        float* row = &w.qkv[t * qkv_w];
+        for (int head = 0; head < c.heads; ++head) {
+          float* q = row + head * hd;
+          for (int i = 0; i < half; ++i) {
+            const float x0 = q[2 * i], x1 = q[2 * i + 1];
+            q[2 * i] = x0 * cs[i] - x1 * sn[i];
+            q[2 * i + 1] = x0 * sn[i] + x1 * cs[i];
+          }
+        }
+        const auto& st = steps[w.token_seq[t]];
+        const std::size_t block = static_cast<std::size_t>(st.block_table[pos / bs]);
+        const int slot = pos % bs;
+        for (int kvh = 0; kvh < c.kv_heads; ++kvh) {
+          const float* k = row + h + kvh * hd;
+          const float* v = row + h + c.kv_heads * hd + kvh * hd;
+          const std::size_t at = block * block_values + (static_cast<std::size_t>(kvh) * bs + slot) * hd;
+          float rotated[256];
+          for (int i = 0; i < half; ++i) {
+            const float x0 = k[2 * i], x1 = k[2 * i + 1];
+            rotated[2 * i] = x0 * cs[i] - x1 * sn[i];
+            rotated[2 * i + 1] = x0 * sn[i] + x1 * cs[i];
+          }
+          for (int i = 0; i < hd; i += 8) {
+            store8_half(k_cache + at + i, load8(rotated + i));
+            store8_half(v_cache + at + i, load8(v + i));
+          }
+        }
+      }
+    });
+    // Causal attention of every (token, head) over its sequence's cached positions 0..pos.
+    parallel_for(static_cast<std::int64_t>(n) * c.heads, 4, 0,
+                 [&](int thread, std::int64_t b, std::int64_t e) {
+      float* scores = w.scores.data() + static_cast<std::size_t>(thread) * c.context;
+      for (auto i = b; i < e; ++i) {
+        const int t = static_cast<int>(i / c.heads);
+        const int head = static_cast<int>(i % c.heads);
+        const int kvh = head / group;
+        const int pos = position_of(t);
+        const auto& table = steps[w.token_seq[t]].block_table;
+        const float* q = &w.qkv[static_cast<std::size_t>(t) * qkv_w + head * hd];
+        float max = -std::numeric_limits<float>::infinity();
+        for (int j = 0; j <= pos; ++j) {
+          const half_t* k = k_cache + static_cast<std::size_t>(table[j / bs]) * block_values +
+                            (static_cast<std::size_t>(kvh) * bs + j % bs) * hd;
+          scores[j] = dot_half(q, k, hd) * scale;
+          max = std::max(max, scores[j]);
+        }
+        float sum = 0;
+        for (int j = 0; j <= pos; ++j) {
+          scores[j] = std::exp(scores[j] - max);
+          sum += scores[j];
+        }
+        float* out = &w.attn[static_cast<std::size_t>(t) * h + head * hd];
+        std::fill(out, out + hd, 0.0f);
+        const float inv = 1.0f / sum;
+        for (int j = 0; j <= pos; ++j) {
+          const half_t* v = v_cache + static_cast<std::size_t>(table[j / bs]) * block_values +
+                            (static_cast<std::size_t>(kvh) * bs + j % bs) * hd;
+          axpy_half(scores[j] * inv, v, out, hd);
+        }
+      }
+    });
+    stat(4 * l + 1, w.attn.data(), h);
+    if (auto s = layer.o.forward(w.attn.data(), n, w.proj.data()); !s.ok()) return s;
+    parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
+      for (auto t = b; t < e; ++t) {
+        float* x = &w.x[t * h];
+        const float* p = &w.proj[t * h];
+        for (int i = 0; i < h; ++i) x[i] += p[i];
+        rms_norm(x, layer.ffn_norm.data(), c.rms_eps, h, &w.xn[t * h]);
+      }
+    });
+    stat(4 * l + 2, w.xn.data(), h);
+    if (auto s = layer.gate_up.forward(w.xn.data(), n, w.gate_up.data()); !s.ok()) return s;
+    // SwiGLU: silu(gate) * up.
+    parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
+      for (auto t = b; t < e; ++t) {
+        const float* g = &w.gate_up[t * 2 * c.ffn];
+        const float* u = g + c.ffn;
+        float* a = &w.act[t * c.ffn];
+        for (int i = 0; i < c.ffn; ++i) a[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
+      }
+    });
+    stat(4 * l + 3, w.act.data(), c.ffn);
+    if (auto s = layer.down.forward(w.act.data(), n, w.proj.data()); !s.ok()) return s;
+    parallel_for(n, 16, 0, [&](int, std::int64_t b, std::int64_t e) {
+      for (auto t = b; t < e; ++t) {
+        float* x = &w.x[t * h];
+        const float* p = &w.proj[t * h];
+        for (int i = 0; i < h; ++i) x[i] += p[i];
+      }
+    });
+  }
+
+  // The final norm on the rows whose logits were asked for, then the output head.
+  int row = 0;
+  for (const auto& st : steps) {
+    int first = st.token_begin, count = 0;
+    if (st.logits == LlamaSequenceStep::Logits::all) {
+      count = st.token_count;
+    } else if (st.logits == LlamaSequenceStep::Logits::last) {
+      first = st.token_begin + st.token_count - 1;
+      count = 1;
+    }
+    for (int t = first; t < first + count; ++t, ++row) {
+      rms_norm(&w.x[static_cast<std::size_t>(t) * h], w.output_norm.data(), c.rms_eps, h,
+               &w.hidden_rows[static_cast<std::size_t>(row) * h]);
+    }
+  }
+  if (calibration_) {
+    auto& mx = calibration_->back();
+    mx.resize(static_cast<std::size_t>(h), 0.0f);
+    for (int r = 0; r < logit_rows; ++r) {
+      for (int i = 0; i < h; ++i) mx[i] = std::max(mx[i], std::fabs(w.hidden_rows[static_cast<std::size_t>(r) * h + i]));
+    }
+  }
+  logits.resize(static_cast<std::size_t>(logit_rows) * c.vocab);
+  if (logit_rows > 0) {
+    if (auto s = w.head.forward(w.hidden_rows.data(), logit_rows, logits.data()); !s.ok()) return s;
+  }
+  return {};
+}
+
+}  // namespace coinfer

@@ -1,0 +1,658 @@
+// OpenAI's /v1/completions and /v1/chat/completions over the generation engine, with
+// Server-Sent Events streaming.
+#include <simdjson.h>
+
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "coinfer/core/json_writer.hpp"
+#include "coinfer/generation/engine.hpp"
+#include "coinfer/protocol/openai_routes.hpp"
+#include "coinfer/tokenizers/bpe.hpp"
+
+namespace coinfer {
+namespace {
+
+namespace asio = boost::asio;
+namespace ondemand = simdjson::ondemand;
+using generation::FinishReason;
+using generation::GenerationUpdate;
+using net::HttpRequest;
+using net::HttpResponse;
+
+// OpenAI's error object, as openai_routes.cpp writes it.
+void error_json(std::string& out, const Status& status) {
+  const int code = http_status(status.code());
+  const std::string_view type = code == 404   ? "not_found_error"
+                                : code == 503 ? "service_unavailable"
+                                : code < 500  ? "invalid_request_error"
+                                              : "server_error";
+  out += R"({"error":{"message":)";
+  json_append_string(out, status.message());
+  out += R"(,"type":)";
+  json_append_string(out, type);
+  out += R"(,"param":null,"code":)";
+  json_append_number(out, code);
+  out += "}}";
+}
+
+void fail(HttpResponse& res, const Status& status) {
+  res.status = http_status(status.code());
+  res.body.clear();
+  error_json(res.body, status);
+  if (status.code() == Errc::unavailable) res.headers.emplace_back("Retry-After", "1");
+}
+
+struct CompletionRequest {
+  bool chat = false;
+  std::string model;
+  std::string prompt;                  // completions: text
+  std::vector<std::int32_t> prompt_ids;  // completions: token ids
+  bool has_prompt = false;
+  std::vector<ChatMessage> messages;   // chat
+  generation::GenerationRequest generation;
+  bool max_tokens_given = false;
+  bool stream = false;
+  bool include_usage = false;
+  bool logprobs = false;
+  int top_logprobs = 0;
+  bool add_generation_prompt = true;
+  double timeout_s = 0;
+};
+
+Status read_string(ondemand::value& value, std::string_view key, std::string& out) {
+  std::string_view s;
+  if (value.get_string().get(s)) return Status::invalid(std::string(key) + ": expected a string");
+  out = s;
+  return {};
+}
+
+template <class T>
+Status read_number(ondemand::value& value, std::string_view key, T& out, double min, double max) {
+  double d = 0;
+  if (value.get_double().get(d) || !std::isfinite(d)) {
+    return Status::invalid(std::string(key) + ": expected a number");
+  }
+  if (d < min || d > max) {
+    return Status::invalid(std::string(key) + ": must be in [" + std::to_string(min) + ", " +
+                           std::to_string(max) + "], got " + std::to_string(d));
+  }
+  if constexpr (std::is_integral_v<T>) {
+    if (d != std::floor(d)) return Status::invalid(std::string(key) + ": expected an integer");
+  }
+  out = static_cast<T>(d);
+  return {};
+}
+
+Status read_bool(ondemand::value& value, std::string_view key, bool& out) {
+  if (value.get_bool().get(out)) return Status::invalid(std::string(key) + ": expected a boolean");
+  return {};
+}
+
+// "content": a string, or an array of {"type": "text", "text"} parts.
+Status read_content(ondemand::value& value, const std::string& where, std::string& out) {
+  ondemand::json_type type;
+  if (value.type().get(type)) return Status::invalid(where + ": invalid JSON");
+  if (type == ondemand::json_type::string) return read_string(value, where, out);
+  if (type == ondemand::json_type::null) return {};
+  ondemand::array parts;
+  if (type != ondemand::json_type::array || value.get_array().get(parts)) {
+    return Status::invalid(where + ": expected a string or an array of text parts");
+  }
+  for (auto part : parts) {
+    ondemand::object object;
+    if (part.get_object().get(object)) return Status::invalid(where + ": expected text parts");
+    std::string kind, text;
+    for (auto field : object) {
+      std::string_view key;
+      ondemand::value v;
+      if (field.unescaped_key().get(key) || field.value().get(v)) return Status::invalid(where + ": invalid JSON");
+      if (key == "type") {
+        if (auto s = read_string(v, where + ".type", kind); !s.ok()) return s;
+      } else if (key == "text") {
+        if (auto s = read_string(v, where + ".text", text); !s.ok()) return s;
+      } else {
+        return Status::invalid(where + "." + std::string(key) + ": not supported (text parts only)");
+      }
+    }
+    if (kind != "text") return Status::invalid(where + ": only parts of type \"text\" are supported");
+    out += text;
+  }
+  return {};
+}
+
+Status read_messages(ondemand::value& value, std::vector<ChatMessage>& out) {
+  ondemand::array array;
+  if (value.get_array().get(array)) return Status::invalid("messages: expected an array");
+  std::size_t index = 0;
+  for (auto element : array) {
+    const std::string where = "messages[" + std::to_string(index++) + "]";
+    ondemand::object object;
+    if (element.get_object().get(object)) return Status::invalid(where + ": expected an object");
+    ChatMessage message;
+    bool has_role = false;
+    for (auto field : object) {
+      std::string_view key;
+      ondemand::value v;
+      if (field.unescaped_key().get(key) || field.value().get(v)) return Status::invalid(where + ": invalid JSON");
+      if (key == "role") {
+        if (auto s = read_string(v, where + ".role", message.role); !s.ok()) return s;
+        has_role = true;
+      } else if (key == "content") {
+        if (auto s = read_content(v, where + ".content", message.content); !s.ok()) return s;
+      } else if (key == "name") {
+        std::string ignored;
+        if (auto s = read_string(v, where + ".name", ignored); !s.ok()) return s;
+      } else {
+        return Status::invalid(where + "." + std::string(key) + ": not supported");
+      }
+    }
+    if (!has_role) return Status::invalid(where + ".role: missing");
+    if (message.role != "system" && message.role != "user" && message.role != "assistant" &&
+        message.role != "developer") {
+      return Status::invalid(where + ".role: '" + message.role +
+                             "' is not one of system, developer, user, assistant");
+    }
+    if (message.role == "developer") message.role = "system";
+    out.push_back(std::move(message));
+  }
+  if (out.empty()) return Status::invalid("messages: empty");
+  return {};
+}
+
+Status read_stop(ondemand::value& value, std::vector<std::string>& out) {
+  ondemand::json_type type;
+  if (value.type().get(type)) return Status::invalid("stop: invalid JSON");
+  if (type == ondemand::json_type::null) return {};
+  if (type == ondemand::json_type::string) {
+    std::string s;
+    if (auto st = read_string(value, "stop", s); !st.ok()) return st;
+    out.push_back(std::move(s));
+  } else {
+    ondemand::array array;
+    if (value.get_array().get(array)) return Status::invalid("stop: expected a string or an array of strings");
+    for (auto element : array) {
+      std::string_view s;
+      if (element.get_string().get(s)) return Status::invalid("stop: expected strings");
+      out.emplace_back(s);
+    }
+  }
+  if (out.size() > 16) return Status::invalid("stop: at most 16 stop strings");
+  for (const auto& s : out) {
+    if (s.empty() || s.size() > 256) return Status::invalid("stop: each string must hold 1 to 256 bytes");
+  }
+  return {};
+}
+
+Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
+  thread_local ondemand::parser parser;
+  ondemand::document doc;
+  ondemand::object object;
+  if (req.body_capacity < req.body.size() + simdjson::SIMDJSON_PADDING ||
+      parser.iterate(req.body.data(), req.body.size(), req.body_capacity).get(doc) ||
+      doc.get_object().get(object)) {
+    return Status::invalid("body must be a JSON object");
+  }
+  out.chat = chat;
+  auto& g = out.generation;
+  auto& sp = g.sampling;
+  bool has_messages = false;
+  for (auto field : object) {
+    std::string_view key;
+    ondemand::value value;
+    if (field.unescaped_key().get(key)) return Status::invalid("invalid JSON key");
+    if (field.value().get(value)) return Status::invalid(std::string(key) + ": invalid JSON");
+    ondemand::json_type type;
+    if (value.type().get(type)) return Status::invalid(std::string(key) + ": invalid JSON");
+    // OpenAI's clients send null for options left unset.
+    if (type == ondemand::json_type::null && key != "model" && key != "messages" && key != "prompt") continue;
+    Status s;
+    if (key == "model") {
+      s = read_string(value, key, out.model);
+    } else if (key == "prompt" && !chat) {
+      out.has_prompt = true;
+      if (type == ondemand::json_type::string) {
+        s = read_string(value, key, out.prompt);
+      } else if (type == ondemand::json_type::array) {
+        ondemand::array array;
+        if (value.get_array().get(array)) return Status::invalid("prompt: invalid array");
+        for (auto element : array) {
+          std::int64_t id = 0;
+          if (element.get_int64().get(id) || id < 0 || id > INT32_MAX) {
+            return Status::invalid("prompt: expected a string or one array of token ids (batches of prompts are not supported)");
+          }
+          out.prompt_ids.push_back(static_cast<std::int32_t>(id));
+        }
+      } else {
+        s = Status::invalid("prompt: expected a string or an array of token ids");
+      }
+    } else if (key == "messages" && chat) {
+      has_messages = true;
+      s = read_messages(value, out.messages);
+    } else if (key == "max_tokens" || key == "max_completion_tokens") {
+      s = read_number(value, key, g.max_tokens, 1, 1 << 20);
+      out.max_tokens_given = true;
+    } else if (key == "min_tokens") {
+      s = read_number(value, key, g.min_tokens, 0, 1 << 20);
+    } else if (key == "temperature") {
+      s = read_number(value, key, sp.temperature, 0, 2);
+    } else if (key == "top_p") {
+      s = read_number(value, key, sp.top_p, 0, 1);
+    } else if (key == "top_k") {
+      s = read_number(value, key, sp.top_k, -1, 1 << 20);
+    } else if (key == "min_p") {
+      s = read_number(value, key, sp.min_p, 0, 1);
+    } else if (key == "presence_penalty") {
+      s = read_number(value, key, sp.presence_penalty, -2, 2);
+    } else if (key == "frequency_penalty") {
+      s = read_number(value, key, sp.frequency_penalty, -2, 2);
+    } else if (key == "repetition_penalty") {
+      s = read_number(value, key, sp.repetition_penalty, 0.01, 100);
+    } else if (key == "seed") {
+      std::int64_t seed = 0;
+      if (value.get_int64().get(seed)) return Status::invalid("seed: expected an integer");
+      sp.seed = static_cast<std::uint64_t>(seed);
+    } else if (key == "n" || key == "best_of") {
+      int n = 1;
+      s = read_number(value, key, n, 1, 1);
+      if (!s.ok()) s = Status::invalid(std::string(key) + ": only 1 is supported");
+    } else if (key == "stream") {
+      s = read_bool(value, key, out.stream);
+    } else if (key == "stream_options") {
+      ondemand::object options;
+      if (value.get_object().get(options)) return Status::invalid("stream_options: expected an object");
+      for (auto option : options) {
+        std::string_view name;
+        ondemand::value v;
+        if (option.unescaped_key().get(name) || option.value().get(v)) return Status::invalid("stream_options: invalid JSON");
+        if (name == "include_usage") {
+          if (auto st = read_bool(v, "stream_options.include_usage", out.include_usage); !st.ok()) return st;
+        } else if (name == "continuous_usage_stats") {
+          bool ignored = false;
+          if (auto st = read_bool(v, "stream_options.continuous_usage_stats", ignored); !st.ok()) return st;
+          if (ignored) return Status::invalid("stream_options.continuous_usage_stats: not supported");
+        } else {
+          return Status::invalid("stream_options." + std::string(name) + ": not supported");
+        }
+      }
+    } else if (key == "stop") {
+      s = read_stop(value, g.stop);
+    } else if (key == "stop_token_ids") {
+      ondemand::array array;
+      if (value.get_array().get(array)) return Status::invalid("stop_token_ids: expected an array");
+      for (auto element : array) {
+        std::int64_t id = 0;
+        if (element.get_int64().get(id) || id < 0 || id > INT32_MAX) return Status::invalid("stop_token_ids: expected token ids");
+        g.stop_token_ids.push_back(static_cast<std::int32_t>(id));
+      }
+    } else if (key == "ignore_eos") {
+      s = read_bool(value, key, g.ignore_eos);
+    } else if (key == "skip_special_tokens") {
+      s = read_bool(value, key, g.skip_special_tokens);
+    } else if (key == "priority") {
+      s = read_number(value, key, g.priority, -1000000, 1000000);
+    } else if (key == "logprobs") {
+      if (chat) {
+        s = read_bool(value, key, out.logprobs);
+      } else {
+        s = read_number(value, key, out.top_logprobs, 0, 20);
+        out.logprobs = s.ok();
+      }
+    } else if (key == "top_logprobs" && chat) {
+      s = read_number(value, key, out.top_logprobs, 0, 20);
+    } else if (key == "echo") {
+      bool echo = false;
+      s = read_bool(value, key, echo);
+      if (s.ok() && echo) s = Status::invalid("echo: not supported");
+    } else if (key == "user") {
+      std::string ignored;
+      s = read_string(value, key, ignored);
+    } else if (key == "add_generation_prompt" && chat) {
+      s = read_bool(value, key, out.add_generation_prompt);
+    } else if (key == "timeout") {
+      s = read_number(value, key, out.timeout_s, 0.001, 86400);
+    } else {
+      s = Status::invalid(std::string(key) + ": not supported");
+    }
+    if (!s.ok()) return s;
+  }
+  if (chat && !has_messages) return Status::invalid("messages: missing");
+  if (!chat && !out.has_prompt) return Status::invalid("prompt: missing");
+  if (out.logprobs) sp.logprobs = out.top_logprobs;
+  if (out.include_usage && !out.stream) return Status::invalid("stream_options: only allowed with stream");
+  if (auto s = sp.validate(); !s.ok()) return s;
+  if (g.min_tokens > g.max_tokens && out.max_tokens_given) {
+    return Status::invalid("min_tokens: must not exceed max_tokens");
+  }
+  return {};
+}
+
+std::atomic<std::uint64_t> next_completion_id{1};
+
+void append_usage(std::string& out, const GenerationUpdate& u) {
+  out += R"("usage":{"prompt_tokens":)";
+  json_append_number(out, u.prompt_tokens);
+  out += R"(,"completion_tokens":)";
+  json_append_number(out, u.completion_tokens);
+  out += R"(,"total_tokens":)";
+  json_append_number(out, u.prompt_tokens + u.completion_tokens);
+  if (u.cached_tokens > 0) {
+    out += R"(,"prompt_tokens_details":{"cached_tokens":)";
+    json_append_number(out, u.cached_tokens);
+    out += '}';
+  }
+  out += '}';
+}
+
+// The text of one token for logprobs (its bytes; invalid UTF-8 is escaped by the writer).
+std::string token_string(const ByteLevelBpeTokenizer& tokenizer, std::int32_t id) {
+  std::string text;
+  (void)tokenizer.token_bytes(id, text);
+  return text;
+}
+
+void append_bytes_array(std::string& out, std::string_view bytes) {
+  out += '[';
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i > 0) out += ',';
+    json_append_number(out, static_cast<int>(static_cast<unsigned char>(bytes[i])));
+  }
+  out += ']';
+}
+
+// Chat: {"content": [{"token", "logprob", "bytes", "top_logprobs": [...]}]}.
+void append_chat_logprobs(std::string& out, const ByteLevelBpeTokenizer& tokenizer,
+                          const std::vector<generation::GeneratedToken>& tokens) {
+  out += R"({"content":[)";
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i > 0) out += ',';
+    const auto& t = tokens[i];
+    const std::string text = token_string(tokenizer, t.id);
+    out += R"({"token":)";
+    json_append_string(out, text);
+    out += R"(,"logprob":)";
+    json_append_number(out, t.logprob);
+    out += R"(,"bytes":)";
+    append_bytes_array(out, text);
+    out += R"(,"top_logprobs":[)";
+    for (std::size_t k = 0; k < t.top.size(); ++k) {
+      if (k > 0) out += ',';
+      const std::string alt = token_string(tokenizer, t.top[k].id);
+      out += R"({"token":)";
+      json_append_string(out, alt);
+      out += R"(,"logprob":)";
+      json_append_number(out, t.top[k].logprob);
+      out += R"(,"bytes":)";
+      append_bytes_array(out, alt);
+      out += '}';
+    }
+    out += "]}";
+  }
+  out += "]}";
+}
+
+// Completions: {"tokens", "token_logprobs", "top_logprobs": [{token: logprob}], "text_offset"}.
+void append_completion_logprobs(std::string& out, const ByteLevelBpeTokenizer& tokenizer,
+                                const std::vector<generation::GeneratedToken>& tokens,
+                                std::size_t& offset) {
+  out += R"({"tokens":[)";
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i > 0) out += ',';
+    json_append_string(out, token_string(tokenizer, tokens[i].id));
+  }
+  out += R"(],"token_logprobs":[)";
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i > 0) out += ',';
+    json_append_number(out, tokens[i].logprob);
+  }
+  out += R"(],"top_logprobs":[)";
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '{';
+    for (std::size_t k = 0; k < tokens[i].top.size(); ++k) {
+      if (k > 0) out += ',';
+      json_append_string(out, token_string(tokenizer, tokens[i].top[k].id));
+      out += ':';
+      json_append_number(out, tokens[i].top[k].logprob);
+    }
+    out += '}';
+  }
+  out += R"(],"text_offset":[)";
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i > 0) out += ',';
+    json_append_number(out, offset);
+    offset += token_string(tokenizer, tokens[i].id).size();
+  }
+  out += "]}";
+}
+
+std::string_view finish_text(FinishReason reason) {
+  return reason == FinishReason::length ? "length" : "stop";
+}
+
+// One streamed chunk's JSON (without the SSE framing).
+void chunk_json(std::string& out, const CompletionRequest& r, const std::string& id,
+                std::int64_t created, const std::string& model, const ByteLevelBpeTokenizer& tokenizer,
+                const GenerationUpdate& u, bool first, std::size_t& text_offset) {
+  out += R"({"id":)";
+  json_append_string(out, id);
+  out += r.chat ? R"(,"object":"chat.completion.chunk","created":)" : R"(,"object":"text_completion","created":)";
+  json_append_number(out, created);
+  out += R"(,"model":)";
+  json_append_string(out, model);
+  out += R"(,"choices":[{"index":0,)";
+  if (r.chat) {
+    out += R"("delta":{)";
+    if (first) out += R"("role":"assistant",)";
+    out += R"("content":)";
+    json_append_string(out, u.text);
+    out += '}';
+  } else {
+    out += R"("text":)";
+    json_append_string(out, u.text);
+  }
+  out += R"(,"logprobs":)";
+  if (r.logprobs && !u.tokens.empty()) {
+    if (r.chat) {
+      append_chat_logprobs(out, tokenizer, u.tokens);
+    } else {
+      append_completion_logprobs(out, tokenizer, u.tokens, text_offset);
+    }
+  } else {
+    out += "null";
+  }
+  out += R"(,"finish_reason":)";
+  if (u.finish == FinishReason::stop || u.finish == FinishReason::length) {
+    json_append_string(out, finish_text(u.finish));
+  } else {
+    out += "null";
+  }
+  out += "}]}";
+}
+
+Status finish_status(const GenerationUpdate& u) {
+  switch (u.finish) {
+    case FinishReason::timeout:
+      return Status(Errc::deadline_exceeded, "the request's timeout passed before it finished");
+    case FinishReason::cancelled:
+      return Status(Errc::unavailable, "the server is shutting down");
+    case FinishReason::error:
+      return u.error.ok() ? Status(Errc::internal, "generation failed") : u.error;
+    default:
+      return {};
+  }
+}
+
+asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest& req,
+                                  HttpResponse& res, bool chat) {
+  CompletionRequest r;
+  generation::Engine* engine = nullptr;
+  Status status = read_request(req, chat, r);
+  if (status.ok()) {
+    if (r.model.empty()) status = Status::invalid("model: missing (the name of a served model)");
+    if (status.ok()) status = repo.find_generator(r.model, req.tenant, engine);
+  }
+  if (!status.ok()) {
+    fail(res, status);
+    co_return;
+  }
+  const ByteLevelBpeTokenizer& tokenizer = engine->tokenizer();
+  auto& g = r.generation;
+  if (chat) {
+    const std::string text = render_chatml(r.messages, r.add_generation_prompt,
+                                           engine->config().default_system_prompt);
+    status = tokenizer.encode(text, g.prompt, Tokenizer::no_truncation);
+  } else if (!r.prompt_ids.empty()) {
+    g.prompt = std::move(r.prompt_ids);
+    for (auto id : g.prompt) {
+      if (static_cast<std::size_t>(id) >= tokenizer.vocab_size()) {
+        status = Status::invalid("prompt: token id " + std::to_string(id) + " is outside the vocabulary");
+        break;
+      }
+    }
+  } else {
+    status = tokenizer.encode(r.prompt, g.prompt, Tokenizer::no_truncation);
+  }
+  if (status.ok() && g.prompt.empty()) status = Status::invalid(chat ? "messages: empty" : "prompt: empty");
+  if (status.ok() && !r.max_tokens_given) {
+    // OpenAI's default for completions is 16; chat's is what the context leaves.
+    g.max_tokens = chat ? engine->max_model_len() - static_cast<std::int32_t>(g.prompt.size()) : 16;
+  }
+  if (status.ok() && static_cast<std::int64_t>(g.prompt.size()) + g.max_tokens > engine->max_model_len()) {
+    status = Status::invalid("max_tokens: " + std::to_string(g.prompt.size()) + " prompt tokens + " +
+                             std::to_string(g.max_tokens) + " exceed the model's context of " +
+                             std::to_string(engine->max_model_len()) + " tokens");
+  }
+  if (status.ok() && r.timeout_s > 0) {
+    g.deadline = generation::Clock::now() +
+                 std::chrono::duration_cast<generation::Clock::duration>(std::chrono::duration<double>(r.timeout_s));
+  }
+  std::shared_ptr<generation::GenerationStream> stream;
+  if (status.ok()) status = engine->submit(std::move(g), co_await asio::this_coro::executor, stream);
+  if (!status.ok()) {
+    fail(res, status);
+    co_return;
+  }
+  // Destroying the stream (the client left, an error) cancels the generation.
+  struct CancelOnExit {
+    generation::GenerationStream& s;
+    ~CancelOnExit() { s.cancel(); }
+  } cancel_on_exit{*stream};
+
+  const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);
+  const std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+  GenerationUpdate update;
+  std::size_t text_offset = 0;
+
+  if (r.stream && res.stream) {
+    HttpResponse head;
+    head.content_type = "text/event-stream";
+    head.headers.emplace_back("Cache-Control", "no-cache");
+    head.headers.emplace_back("X-Accel-Buffering", "no");  // nginx: pass events on at once
+    if (!co_await res.stream->begin(head)) co_return;
+    std::string event;
+    bool first = true;
+    while (co_await stream->next(update)) {
+      event.clear();
+      if (update.finish != FinishReason::none && update.finish != FinishReason::stop &&
+          update.finish != FinishReason::length) {
+        event += "data: ";
+        error_json(event, finish_status(update));
+        event += "\n\n";
+        (void)co_await res.stream->write(event);
+        co_return;
+      }
+      if (!update.text.empty() || !update.tokens.empty() || update.finish != FinishReason::none || first) {
+        event += "data: ";
+        chunk_json(event, r, id, created, r.model, tokenizer, update, first, text_offset);
+        event += "\n\n";
+        first = false;
+      }
+      if (update.finish != FinishReason::none) {
+        if (r.include_usage) {
+          event += R"(data: {"id":)";
+          json_append_string(event, id);
+          event += chat ? R"(,"object":"chat.completion.chunk","created":)" : R"(,"object":"text_completion","created":)";
+          json_append_number(event, created);
+          event += R"(,"model":)";
+          json_append_string(event, r.model);
+          event += R"(,"choices":[],)";
+          append_usage(event, update);
+          event += "}\n\n";
+        }
+        event += "data: [DONE]\n\n";
+      }
+      if (!event.empty() && !co_await res.stream->write(event)) co_return;
+    }
+    co_return;
+  }
+
+  // Whole response: gather the text (and logprobs) to the end.
+  std::string text;
+  std::vector<generation::GeneratedToken> tokens;
+  GenerationUpdate last;
+  while (co_await stream->next(update)) {
+    text += update.text;
+    if (r.logprobs) {
+      for (auto& t : update.tokens) tokens.push_back(std::move(t));
+    }
+    if (update.finish != FinishReason::none) last = std::move(update);
+  }
+  if (Status s = finish_status(last); !s.ok()) {
+    fail(res, s);
+    co_return;
+  }
+  std::string& out = res.body;
+  out += R"({"id":)";
+  json_append_string(out, id);
+  out += chat ? R"(,"object":"chat.completion","created":)" : R"(,"object":"text_completion","created":)";
+  json_append_number(out, created);
+  out += R"(,"model":)";
+  json_append_string(out, r.model);
+  out += R"(,"choices":[{"index":0,)";
+  if (chat) {
+    out += R"("message":{"role":"assistant","content":)";
+    json_append_string(out, text);
+    out += '}';
+  } else {
+    out += R"("text":)";
+    json_append_string(out, text);
+  }
+  out += R"(,"logprobs":)";
+  if (r.logprobs) {
+    if (chat) {
+      append_chat_logprobs(out, tokenizer, tokens);
+    } else {
+      append_completion_logprobs(out, tokenizer, tokens, text_offset);
+    }
+  } else {
+    out += "null";
+  }
+  out += R"(,"finish_reason":)";
+  json_append_string(out, finish_text(last.finish));
+  out += "}],";
+  append_usage(out, last);
+  out += '}';
+}
+
+}  // namespace
+
+void add_openai_completion_routes(net::Router& router, const ModelRepository& repository) {
+  const ModelRepository* repo = &repository;
+  router.add(net::Method::post, "/v1/completions",
+             net::AsyncHandler([repo](const HttpRequest& req, HttpResponse& res) {
+               return completions(*repo, req, res, false);
+             }));
+  router.add(net::Method::post, "/v1/chat/completions",
+             net::AsyncHandler([repo](const HttpRequest& req, HttpResponse& res) {
+               return completions(*repo, req, res, true);
+             }));
+}
+
+}  // namespace coinfer

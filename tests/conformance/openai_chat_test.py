@@ -1,0 +1,79 @@
+"""The openai package (a real third-party client) streams and receives chat and text
+completions from coinfer-serve's SmolLM2 (configs/default.toml). Exit 0 on success; skipped
+(exit 0 with a message) when the model is not installed."""
+import os
+import sys
+
+import openai
+
+from serve import start_server
+
+
+def main():
+    binary, config = sys.argv[1], sys.argv[2]
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(config)))
+    if not os.path.exists(os.path.join(repo, "assets", "SmolLM2-135M-Instruct.Q4_1.gguf")):
+        print("SKIPPED: assets/SmolLM2-135M-Instruct.Q4_1.gguf is absent (scripts/setup installs it)")
+        return
+    proc, address = start_server(binary, config)
+    try:
+        client = openai.OpenAI(base_url=f"http://{address}/v1", api_key="unused", max_retries=0)
+        assert "smollm2" in [m.id for m in client.models.list().data]
+
+        messages = [{"role": "user", "content": "What is the capital of France?"}]
+        chat = client.chat.completions.create(model="smollm2", messages=messages,
+                                              max_tokens=24, temperature=0)
+        answer = chat.choices[0].message.content
+        assert chat.choices[0].message.role == "assistant"
+        assert answer, answer  # (with its default system prompt SmolLM2 says "L'Étoile ...", as llama.cpp does)
+        assert chat.choices[0].finish_reason in ("stop", "length")
+        assert chat.usage.total_tokens == chat.usage.prompt_tokens + chat.usage.completion_tokens
+
+        # Streamed: the same greedy answer, piece by piece, and the usage chunk last.
+        pieces, finish, usage = [], None, None
+        stream = client.chat.completions.create(model="smollm2", messages=messages, max_tokens=24,
+                                                temperature=0, stream=True,
+                                                stream_options={"include_usage": True})
+        for chunk in stream:
+            if chunk.usage is not None:
+                usage = chunk.usage
+            for choice in chunk.choices:
+                if choice.delta.content:
+                    pieces.append(choice.delta.content)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
+        assert "".join(pieces) == answer, ("".join(pieces), answer)
+        assert len(pieces) > 1, pieces
+        assert finish == chat.choices[0].finish_reason
+        assert usage is not None and usage.completion_tokens == chat.usage.completion_tokens
+
+        # Text completions, whole and streamed.
+        done = client.completions.create(model="smollm2", prompt="The three primary colors are",
+                                         max_tokens=16, temperature=0,
+                                         extra_body={"ignore_eos": True})
+        assert done.choices[0].finish_reason == "length"
+        assert done.usage.completion_tokens == 16
+        text = "".join(c.choices[0].text for c in client.completions.create(
+            model="smollm2", prompt="The three primary colors are", max_tokens=16,
+            temperature=0, stream=True, extra_body={"ignore_eos": True}) if c.choices)
+        assert text == done.choices[0].text, (text, done.choices[0].text)
+
+        # Errors arrive as the client's exception types.
+        try:
+            client.completions.create(model="smollm2", prompt="x", n=2)
+            raise AssertionError("n=2 was accepted")
+        except openai.BadRequestError as e:
+            assert "n: only 1 is supported" in str(e), e
+        try:
+            client.chat.completions.create(model="nope", messages=messages)
+            raise AssertionError("an unknown model was accepted")
+        except openai.NotFoundError:
+            pass
+        print(f"chat: {answer!r}; completion: {done.choices[0].text!r}")
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+
+
+if __name__ == "__main__":
+    main()

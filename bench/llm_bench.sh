@@ -129,6 +129,9 @@ measure() {
   local args=(--url "$url" --label "$label" --concurrency "$c" --workload "$workload"
     --server-pid "$SERVER_PID" --retries "$retries")
   if [[ -n $requests ]]; then args+=(--requests "$requests"); else args+=(--duration "$duration"); fi
+  # "cache_prompt" is llama-server's own field; coinfer refuses fields it does not know (its
+  # prefix cache is set in its config: bench/llm_coinfer.toml turns it off).
+  if [[ $label == coinfer* ]]; then args+=(--prompt-cache); fi
   "$PYTHON" bench/llm_bench.py "${args[@]}" "${extra[@]}" >"$TMP/run.out"
   grep '^{' "$TMP/run.out" >>"$results" || true
   grep -v '^{' "$TMP/run.out" >&2 || true

@@ -446,21 +446,23 @@ void Engine::emit(Sequence& seq, std::int32_t token, const SampleResult& sample)
 bool Engine::schedule_and_run() {
   const auto now = Clock::now();
   // Drop what was cancelled or expired, waiting or running.
-  auto drop = [&](auto& list) {
+  auto drop = [&](auto& list, bool queued) {
     for (auto& s : list) {
       if (s->stream->cancelled()) {
         finish(*s, FinishReason::cancelled);
-        s.reset();
       } else if (s->request.deadline <= now) {
         finish(*s, FinishReason::timeout,
                Status(Errc::deadline_exceeded, "the request's timeout passed"));
-        s.reset();
+      } else {
+        continue;
       }
+      s.reset();
+      if (queued) queued_.fetch_sub(1);  // a place in the bounded queue is free again
     }
     list.erase(std::remove(list.begin(), list.end(), nullptr), list.end());
   };
-  drop(waiting_);
-  drop(running_);
+  drop(waiting_, true);
+  drop(running_, false);
 
   // 1. Running decodes (and partly prefilled prompts) keep their KV: one slot each for the
   //    token they feed next. Out of blocks: preempt the latest admitted.
@@ -475,6 +477,7 @@ bool Engine::schedule_and_run() {
       preempt(*victim);
       const bool self = victim.get() == &s;
       waiting_.push_front(std::move(victim));
+      queued_.fetch_add(1);  // back in the queue, to be admitted (and counted out) again
       running_.pop_back();
       if (self) break;
     }

@@ -345,10 +345,16 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
   // out of the INT8 GEMM and multiplied in FP32 (LLM.int8()'s decomposition), so they no
   // longer set every token's scale and leave the other channels a few levels.
   if (options.precision == LlamaPrecision::int8 && !options.calibration_tokens.empty()) {
-    const int tokens = std::min({static_cast<int>(options.calibration_tokens.size()),
-                                 options.kv_blocks * options.block_size, c.context});
+    const int tokens = std::min(static_cast<int>(options.calibration_tokens.size()), c.context);
     std::vector<std::int32_t> table(static_cast<std::size_t>((tokens + options.block_size - 1) / options.block_size));
     for (std::size_t b = 0; b < table.size(); ++b) table[b] = static_cast<std::int32_t>(b);
+    // The calibration does not depend on the configured cache: a smaller one grows for it.
+    const int configured_blocks = options_.kv_blocks;
+    if (static_cast<int>(table.size()) > configured_blocks) {
+      options_.kv_blocks = static_cast<int>(table.size());
+      w.k_cache.assign(kv_values / configured_blocks * table.size(), 0);
+      w.v_cache.assign(w.k_cache.size(), 0);
+    }
     std::vector<std::vector<float>> stats(4 * c.layers + 1);
     calibration_ = &stats;
     std::vector<float> logits;
@@ -362,6 +368,11 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
       }
     }
     calibration_ = nullptr;
+    if (options_.kv_blocks != configured_blocks) {
+      options_.kv_blocks = configured_blocks;
+      w.k_cache.assign(kv_values, 0);
+      w.v_cache.assign(kv_values, 0);
+    }
     if (auto s = build(&stats); !s.ok()) return s;
     for (const auto& layer : w.layers) {
       outlier_channels_ += layer.qkv.outliers() + layer.o.outliers() + layer.gate_up.outliers() + layer.down.outliers();

@@ -309,6 +309,7 @@ TEST_CASE("a client that leaves a stream cancels its generation") {
 
 TEST_CASE("greedy tokens of a sequence are the same alone and among 15 others") {
   if (!have_model()) return;
+  asio::io_context io;  // outlives the engine, whose last updates are posted to it
   std::unique_ptr<generation::Engine> engine;
   REQUIRE(generation::make_generator(llm_config(), 2, engine).ok());
   const auto& tok = engine->tokenizer();
@@ -320,7 +321,6 @@ TEST_CASE("greedy tokens of a sequence are the same alone and among 15 others") 
     r.ignore_eos = true;
     return r;
   };
-  asio::io_context io;
   auto collect = [&](std::shared_ptr<generation::GenerationStream> stream, std::vector<std::int32_t>& out) -> asio::awaitable<void> {
     generation::GenerationUpdate u;
     while (co_await stream->next(u)) {
@@ -347,4 +347,118 @@ TEST_CASE("greedy tokens of a sequence are the same alone and among 15 others") 
   REQUIRE(alone.size() == 24);
   CHECK(outputs[7] == alone);
   for (const auto& o : outputs) CHECK(o.size() == 24);
+}
+
+namespace {
+
+// Runs every stream to its end on `io`; returns each one's tokens and final update.
+struct Outcome {
+  std::vector<std::int32_t> tokens;
+  generation::GenerationUpdate last;
+};
+std::vector<Outcome> run_all(asio::io_context& io,
+                             const std::vector<std::shared_ptr<generation::GenerationStream>>& streams) {
+  std::vector<Outcome> out(streams.size());
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    asio::co_spawn(io, [&, i]() -> asio::awaitable<void> {
+      generation::GenerationUpdate u;
+      while (co_await streams[i]->next(u)) {
+        for (const auto& t : u.tokens) out[i].tokens.push_back(t.id);
+        if (u.finish != generation::FinishReason::none) out[i].last = u;
+      }
+    }, asio::detached);
+  }
+  io.run();
+  io.restart();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sequences preempted when the KV cache runs out finish with the tokens they make alone") {
+  if (!have_model()) return;
+  asio::io_context io;
+  std::unique_ptr<generation::Engine> engine;
+  // 4 MiB: 11 blocks of 16 tokens, less than the four sequences below need together.
+  ModelConfig config = llm_config();
+  config.options.clear();
+  config.options.emplace_back("kv_cache_mib", std::int64_t{4});
+  REQUIRE(generation::make_generator(config, 2, engine).ok());
+  auto request = [&](int i) {
+    generation::GenerationRequest r;
+    REQUIRE(engine->tokenizer().encode("Story " + std::to_string(i) + ": once upon a time there was a",
+                                       r.prompt, Tokenizer::no_truncation).ok());
+    r.sampling.temperature = 0;
+    r.max_tokens = 48;
+    r.ignore_eos = true;
+    return r;
+  };
+  std::vector<std::vector<std::int32_t>> alone;
+  for (int i = 0; i < 4; ++i) {
+    std::vector<std::shared_ptr<generation::GenerationStream>> one(1);
+    REQUIRE(engine->submit(request(i), io.get_executor(), one[0]).ok());
+    alone.push_back(run_all(io, one)[0].tokens);
+  }
+  const auto preemptions = engine->metrics().num_preemptions.value();
+  std::vector<std::shared_ptr<generation::GenerationStream>> streams(4);
+  for (int i = 0; i < 4; ++i) REQUIRE(engine->submit(request(i), io.get_executor(), streams[i]).ok());
+  const auto together = run_all(io, streams);
+  CHECK(engine->metrics().num_preemptions.value() > preemptions);
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(together[i].last.finish == generation::FinishReason::length);
+    CHECK(together[i].tokens == alone[i]);
+  }
+  // The gauge is set at the end of the step that finished them (after their last updates).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (engine->metrics().kv_cache_usage.load() != 0.0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(engine->metrics().kv_cache_usage.load() == 0.0);
+}
+
+TEST_CASE("a full generation queue answers 503 and a passed timeout ends a generation") {
+  if (!have_model()) return;
+  asio::io_context io;
+  std::unique_ptr<generation::Engine> engine;
+  ModelConfig config = llm_config({{"max_num_seqs", std::int64_t{1}}});
+  config.max_queue_size = 1;
+  REQUIRE(generation::make_generator(config, 2, engine).ok());
+  auto request = [&] {
+    generation::GenerationRequest r;
+    REQUIRE(engine->tokenizer().encode("Hello there", r.prompt, Tokenizer::no_truncation).ok());
+    r.max_tokens = 8;
+    return r;
+  };
+  // One runs, one waits; with one place in the queue a third submission finds it taken.
+  std::vector<std::shared_ptr<generation::GenerationStream>> streams;
+  int refused = 0;
+  for (int i = 0; i < 3; ++i) {
+    std::shared_ptr<generation::GenerationStream> s;
+    const Status status = engine->submit(request(), io.get_executor(), s);
+    if (status.ok()) {
+      streams.push_back(s);
+    } else {
+      CHECK(status.code() == Errc::unavailable);
+      CHECK(status.message().find("queue is full") != std::string::npos);
+      ++refused;
+    }
+  }
+  CHECK(refused >= 1);
+  for (const auto& o : run_all(io, streams)) CHECK(o.last.finish == generation::FinishReason::length);
+
+  generation::GenerationRequest slow = request();
+  slow.max_tokens = 4000;
+  slow.ignore_eos = true;
+  slow.deadline = generation::Clock::now() + std::chrono::milliseconds(200);
+  std::vector<std::shared_ptr<generation::GenerationStream>> one(1);
+  REQUIRE(engine->submit(std::move(slow), io.get_executor(), one[0]).ok());
+  const auto o = run_all(io, one)[0];
+  CHECK(o.last.finish == generation::FinishReason::timeout);
+  CHECK(o.last.error.code() == Errc::deadline_exceeded);
+  CHECK(o.tokens.size() < 4000);
+  // The queue's places came back: a new request is taken.
+  std::shared_ptr<generation::GenerationStream> again;
+  CHECK(engine->submit(request(), io.get_executor(), again).ok());
+  run_all(io, {again});
 }

@@ -280,6 +280,33 @@ TEST_CASE("language models are listed and tokenize through vLLM's routes") {
   CHECK(d.body == R"({"prompt":"The capital of France is"})");
 }
 
+TEST_CASE("a shared prompt prefix is served from the prefix cache, with the same answer") {
+  if (!have_model()) return;
+  Client client(shared_server().port());
+  std::string system(600, ' ');
+  for (std::size_t i = 0; i < system.size(); i += 6) system.replace(i, 6, "rules ");
+  const std::string body = R"({"model":"smollm2","max_tokens":12,"temperature":0,"messages":[{"role":"system","content":")" +
+                           system + R"("},{"role":"user","content":"Say hello."}]})";
+  const Reply first = client.post("/v1/chat/completions", body);
+  const Reply second = client.post("/v1/chat/completions", body);
+  REQUIRE(first.status == 200);
+  REQUIRE(second.status == 200);
+  simdjson::dom::parser parser;
+  auto a = parse(parser, first.body);
+  const std::string first_text(a["choices"].at(0)["message"]["content"].get_string().value());
+  const auto prompt_tokens = a["usage"]["prompt_tokens"].get_int64().value();
+  auto b = parse(parser, second.body);
+  CHECK(std::string(b["choices"].at(0)["message"]["content"].get_string().value()) == first_text);
+  const auto cached = b["usage"]["prompt_tokens_details"]["cached_tokens"].get_int64().value();
+  CHECK(cached >= prompt_tokens - 16);  // every whole block but the one holding the last token
+  CHECK(cached < prompt_tokens);
+  CHECK(cached % 16 == 0);
+  const Reply metrics = client.get("/metrics");
+  CHECK(metrics.body.find(R"(coinfer_prefix_cache_hits_total{model="smollm2"})") != std::string::npos);
+  CHECK(metrics.body.find(R"(coinfer_time_to_first_token_seconds_bucket{model="smollm2",le="0.1"})") != std::string::npos);
+  CHECK(metrics.body.find("# TYPE coinfer_kv_cache_usage_perc gauge") != std::string::npos);
+}
+
 TEST_CASE("a client that leaves a stream cancels its generation") {
   if (!have_model()) return;
   auto& server = shared_server();

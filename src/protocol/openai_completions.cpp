@@ -13,6 +13,7 @@
 #include "coinfer/generation/engine.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
+#include "openai_errors.hpp"
 
 namespace coinfer {
 namespace {
@@ -24,28 +25,8 @@ using generation::GenerationUpdate;
 using net::HttpRequest;
 using net::HttpResponse;
 
-// OpenAI's error object, as openai_routes.cpp writes it.
-void error_json(std::string& out, const Status& status) {
-  const int code = http_status(status.code());
-  const std::string_view type = code == 404   ? "not_found_error"
-                                : code == 503 ? "service_unavailable"
-                                : code < 500  ? "invalid_request_error"
-                                              : "server_error";
-  out += R"({"error":{"message":)";
-  json_append_string(out, status.message());
-  out += R"(,"type":)";
-  json_append_string(out, type);
-  out += R"(,"param":null,"code":)";
-  json_append_number(out, code);
-  out += "}}";
-}
-
-void fail(HttpResponse& res, const Status& status) {
-  res.status = http_status(status.code());
-  res.body.clear();
-  error_json(res.body, status);
-  if (status.code() == Errc::unavailable) res.headers.emplace_back("Retry-After", "1");
-}
+using openai::fail;
+constexpr auto error_json = openai::append_error;
 
 struct CompletionRequest {
   bool chat = false;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coinfer/core/json_writer.hpp"
+#include "openai_errors.hpp"
 #include "coinfer/generation/engine.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 
@@ -19,24 +20,7 @@ using net::HttpRequest;
 using net::HttpResponse;
 using net::Method;
 
-// OpenAI's error shape, which its clients read the message from:
-// {"error": {"message", "type", "param", "code"}}.
-void fail(HttpResponse& res, const Status& status) {
-  res.status = http_status(status.code());
-  const std::string_view type = res.status == 404   ? "not_found_error"
-                                : res.status == 503 ? "service_unavailable"
-                                : res.status < 500  ? "invalid_request_error"
-                                                    : "server_error";
-  res.body.clear();
-  res.body += R"({"error":{"message":)";
-  json_append_string(res.body, status.message());
-  res.body += R"(,"type":)";
-  json_append_string(res.body, type);
-  res.body += R"(,"param":null,"code":)";
-  json_append_number(res.body, res.status);
-  res.body += "}}";
-  if (status.code() == Errc::unavailable) res.headers.emplace_back("Retry-After", "1");
-}
+using openai::fail;
 
 // The body as a JSON object, parsed in place (the server reserves simdjson's padding).
 Status parse_object(ondemand::parser& parser, const HttpRequest& req, ondemand::document& doc,

@@ -1,9 +1,11 @@
-// The OpenAI-compatible request decoders: the bodies of POST /v1/embeddings, /tokenize and
-// /detokenize (add_openai_routes), each run through its route as the server runs it (routed,
+// The OpenAI-compatible request decoders: the bodies of POST /v1/embeddings, /tokenize,
+// /detokenize, /v1/completions and /v1/chat/completions (add_openai_routes; the service has
+// no language model, so a completion that parses ends 404 after its whole body was read and
+// checked), each run through its route as the server runs it (routed,
 // the body padded as the server holds it); embeddings go through the endpoint's pipeline
 // (tokenizer, batcher, model, encoder) like any request.
 //
-// Input: one JSON body, e.g. {"model":"embed","input":["hello world"]}, sent to all three
+// Input: one JSON body, e.g. {"model":"embed","input":["hello world"]}, sent to all five
 // routes. Every answer is JSON, with a status a client can act on.
 #include "fuzz_support.hpp"
 
@@ -14,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static fuzz::Service* service = new fuzz::Service;  // reachable: not a leak
 
   const fuzz::PaddedBuffer body({reinterpret_cast<const char*>(data), size});
-  for (std::string_view path : {"/v1/embeddings", "/tokenize", "/detokenize"}) {
+  for (std::string_view path :
+       {"/v1/embeddings", "/tokenize", "/detokenize", "/v1/completions", "/v1/chat/completions"}) {
     net::HttpRequest request;
     request.method = net::Method::post;
     request.target = request.path = path;

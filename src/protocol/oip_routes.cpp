@@ -1,6 +1,6 @@
 #include "coinfer/protocol/oip_routes.hpp"
 
-#include "coinfer/generation/engine.hpp"
+#include "coinfer/generation/generator.hpp"
 
 #include <simdjson.h>
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "coinfer/core/json_writer.hpp"
-#include "coinfer/generation/engine.hpp"
+#include "coinfer/generation/generator.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 #include "openai_errors.hpp"
@@ -471,7 +471,7 @@ Status finish_status(const GenerationUpdate& u) {
 asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest& req,
                                   HttpResponse& res, bool chat) {
   CompletionRequest r;
-  generation::Engine* engine = nullptr;
+  generation::Generator* engine = nullptr;
   Status status = read_request(req, chat, r);
   if (status.ok()) {
     if (r.model.empty()) status = Status::invalid("model: missing (the name of a served model)");
@@ -485,7 +485,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   auto& g = r.generation;
   if (chat) {
     const std::string text = render_chatml(r.messages, r.add_generation_prompt,
-                                           engine->config().default_system_prompt);
+                                           engine->default_system_prompt());
     status = tokenizer.encode(text, g.prompt, Tokenizer::no_truncation);
   } else if (!r.prompt_ids.empty()) {
     g.prompt = std::move(r.prompt_ids);

@@ -8,7 +8,7 @@
 
 #include "coinfer/core/json_writer.hpp"
 #include "openai_errors.hpp"
-#include "coinfer/generation/engine.hpp"
+#include "coinfer/generation/generator.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 
 namespace coinfer {
@@ -290,7 +290,7 @@ void models(const ModelRepository& repo, const HttpRequest& req, HttpResponse& r
 // model's.
 Status find_tokenizer(const ModelRepository& repo, std::string_view model, const Tenant* tenant,
                       const Tokenizer*& tokenizer, std::int64_t& max_model_len, bool& specials_wrap) {
-  generation::Engine* engine = nullptr;
+  generation::Generator* engine = nullptr;
   if (!model.empty() && repo.find_generator(model, tenant, engine).ok()) {
     tokenizer = &engine->tokenizer();
     max_model_len = engine->max_model_len();

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "coinfer/generation/engine.hpp"
+#include "coinfer/generation/generator.hpp"
 
 namespace coinfer {
 namespace {
@@ -20,7 +20,7 @@ bool version_less(std::string_view a, std::string_view b) {
 ModelRepository::ModelRepository() = default;
 ModelRepository::~ModelRepository() = default;
 
-Status ModelRepository::add(std::string name, std::unique_ptr<generation::Engine> engine) {
+Status ModelRepository::add(std::string name, std::unique_ptr<generation::Generator> engine) {
   for (const auto& e : endpoints_) {
     if (e->metadata().name == name) return Status::invalid("model '" + name + "' is already in the repository");
   }
@@ -32,7 +32,7 @@ Status ModelRepository::add(std::string name, std::unique_ptr<generation::Engine
 }
 
 Status ModelRepository::find_generator(std::string_view name, const Tenant* tenant,
-                                       generation::Engine*& out) const {
+                                       generation::Generator*& out) const {
   out = nullptr;
   if (tenant && !tenant->may_use(name)) return tenant->forbidden(name);
   for (const auto& g : generators_) {

@@ -1,98 +1,17 @@
 #pragma once
 
-#include <atomic>
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/awaitable.hpp>
-#include <chrono>
 #include <condition_variable>
-#include <cstdint>
 #include <deque>
-#include <memory>
-#include <mutex>
-#include <span>
-#include <string>
 #include <thread>
-#include <vector>
 
-#include "coinfer/core/metrics.hpp"
-#include "coinfer/core/status.hpp"
 #include "coinfer/generation/block_manager.hpp"
-#include "coinfer/generation/sampler.hpp"
+#include "coinfer/generation/generator.hpp"
 
 namespace coinfer {
 class LlamaModel;
-class ByteLevelBpeTokenizer;
 }  // namespace coinfer
 
 namespace coinfer::generation {
-
-using Clock = std::chrono::steady_clock;
-
-// One generation as a client asked for it (OpenAI's completion fields, tokenized).
-struct GenerationRequest {
-  std::vector<std::int32_t> prompt;
-  SamplingParams sampling;
-  std::int32_t max_tokens = 16;
-  std::int32_t min_tokens = 0;  // stop tokens and strings are ignored before this many
-  bool ignore_eos = false;      // vLLM's: generate past the end-of-sequence token
-  std::vector<std::int32_t> stop_token_ids;
-  std::vector<std::string> stop;  // stop strings: the text ends before the first match
-  bool skip_special_tokens = true;
-  int priority = 0;  // higher runs first when the scheduler uses priorities
-  Clock::time_point deadline = Clock::time_point::max();
-};
-
-enum class FinishReason { none, stop, length, cancelled, timeout, error };
-std::string_view to_string(FinishReason reason) noexcept;  // "stop", "length", ...
-
-struct GeneratedToken {
-  std::int32_t id = 0;
-  float logprob = 0.0f;
-  std::vector<TokenLogprob> top;
-};
-
-// What a request produced since it last looked: tokens, their text (whole UTF-8 characters,
-// stop strings cut), and, once, how it finished.
-struct GenerationUpdate {
-  std::vector<GeneratedToken> tokens;
-  std::string text;
-  FinishReason finish = FinishReason::none;
-  Status error;  // finish == error: why
-  std::int32_t prompt_tokens = 0;
-  std::int32_t completion_tokens = 0;
-  std::int32_t cached_tokens = 0;  // prompt tokens served from the prefix cache
-};
-
-// The requester's end of one generation: the engine thread appends, the requester's
-// coroutine takes. Destroying (or cancel()ing) it tells the engine to stop and free the
-// sequence's KV blocks at its next step, also while the prompt is still being prefilled.
-class GenerationStream : public std::enable_shared_from_this<GenerationStream> {
- public:
-  explicit GenerationStream(boost::asio::any_io_executor executor);
-  ~GenerationStream();
-  GenerationStream(const GenerationStream&) = delete;
-  GenerationStream& operator=(const GenerationStream&) = delete;
-
-  // Waits until there is something new, moves it into `out` (replacing its contents) and
-  // returns true; false once the final update was taken. Runs on the executor given at
-  // construction; cancellable (the wait ends with operation_aborted and cancels the stream).
-  boost::asio::awaitable<bool> next(GenerationUpdate& out);
-  void cancel() noexcept { cancelled_.store(true, std::memory_order_relaxed); }
-  bool cancelled() const noexcept { return cancelled_.load(std::memory_order_relaxed); }
-
-  // Engine side.
-  void push(GenerationUpdate&& update);
-
- private:
-  struct Signal;
-  std::unique_ptr<Signal> signal_;
-  std::mutex mutex_;
-  GenerationUpdate pending_;
-  bool has_pending_ = false;
-  bool finished_ = false;   // the final update was pushed
-  bool delivered_ = false;  // ... and taken
-  std::atomic<bool> cancelled_{false};
-};
 
 struct EngineConfig {
   std::int32_t max_num_seqs = 64;      // sequences in one step (running)
@@ -109,36 +28,13 @@ struct EngineConfig {
   std::string default_system_prompt;
 };
 
-// vLLM's metric names with the coinfer_ prefix (docs/METRICS.md).
-struct GenerationMetrics {
-  GenerationMetrics();
-  std::atomic<std::int64_t> num_requests_running{0};
-  std::atomic<std::int64_t> num_requests_waiting{0};
-  std::atomic<double> kv_cache_usage{0.0};
-  Counter num_preemptions;
-  Counter prompt_tokens;
-  Counter generation_tokens;
-  Counter prefix_cache_queries;  // prompt tokens looked up
-  Counter prefix_cache_hits;     // of those, found
-  Counter request_success;       // by finish reason stop/length
-  Counter request_failure;
-  Histogram time_to_first_token_s;
-  Histogram time_per_output_token_s;
-  Histogram e2e_request_latency_s;
-};
-struct NamedGenerationMetrics {
-  std::string model;
-  const GenerationMetrics* metrics;
-};
-void render_prometheus(std::span<const NamedGenerationMetrics> models, std::string& out);
-
 // Continuous batching over a paged KV cache. A thread of its own runs steps: the running
 // decodes first (one token each), then prefill chunks of new or partly prefilled prompts up
 // to the step's token budget, all in one forward of the model; each step may admit and finish
 // sequences. When KV blocks run out the latest-admitted running sequence is preempted
 // (its blocks freed; it is recomputed later from its prompt and the tokens it had made).
 // Scheduling policy lives here; block bookkeeping in BlockManager; tensors in the model.
-class Engine {
+class Engine final : public Generator {
  public:
   Engine(std::unique_ptr<LlamaModel> model, std::shared_ptr<const ByteLevelBpeTokenizer> tokenizer,
          EngineConfig config);
@@ -147,13 +43,16 @@ class Engine {
   // Queues a request; the stream delivers on `executor`. unavailable (503) when the waiting
   // queue is full, invalid_argument when the prompt cannot fit the model or the KV cache.
   Status submit(GenerationRequest request, boost::asio::any_io_executor executor,
-                std::shared_ptr<GenerationStream>& out);
+                std::shared_ptr<GenerationStream>& out) override;
 
   const LlamaModel& model() const noexcept { return *model_; }
-  const ByteLevelBpeTokenizer& tokenizer() const noexcept { return *tokenizer_; }
+  const ByteLevelBpeTokenizer& tokenizer() const noexcept override { return *tokenizer_; }
   const EngineConfig& config() const noexcept { return config_; }
-  const GenerationMetrics& metrics() const noexcept { return metrics_; }
-  std::int32_t max_model_len() const noexcept { return config_.max_model_len; }
+  const GenerationMetrics& metrics() const noexcept override { return metrics_; }
+  std::int32_t max_model_len() const noexcept override { return config_.max_model_len; }
+  const std::string& default_system_prompt() const noexcept override {
+    return config_.default_system_prompt;
+  }
 
  private:
   struct Sequence;

@@ -10,7 +10,7 @@
 #include "coinfer/serving/endpoint.hpp"
 
 namespace coinfer::generation {
-class Engine;
+class Generator;
 }
 
 namespace coinfer {
@@ -37,12 +37,12 @@ class ModelRepository {
   // than an Endpoint. Names share one namespace with the endpoints'.
   struct Generator {
     std::string name;
-    std::unique_ptr<generation::Engine> engine;
+    std::unique_ptr<generation::Generator> engine;
   };
-  Status add(std::string name, std::unique_ptr<generation::Engine> engine);
-  // Errors as find()'s; not_found also when `name` is an endpoint that does not generate.
+  Status add(std::string name, std::unique_ptr<generation::Generator> engine);
+  // Errors as find()'s; invalid_argument when `name` is an endpoint that does not generate.
   Status find_generator(std::string_view name, const Tenant* tenant,
-                        generation::Engine*& out) const;
+                        generation::Generator*& out) const;
   const std::vector<Generator>& generators() const noexcept { return generators_; }
   ModelRepository();
   ~ModelRepository();

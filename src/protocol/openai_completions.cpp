@@ -513,7 +513,10 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
                  std::chrono::duration_cast<generation::Clock::duration>(std::chrono::duration<double>(r.timeout_s));
   }
   std::shared_ptr<generation::GenerationStream> stream;
-  if (status.ok()) status = engine->submit(std::move(g), co_await asio::this_coro::executor, stream);
+  // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries (here the
+  // request argument) twice when the expression also holds a co_await.
+  const auto executor = co_await asio::this_coro::executor;
+  if (status.ok()) status = engine->submit(std::move(g), executor, stream);
   if (!status.ok()) {
     fail(res, status);
     co_return;

@@ -202,7 +202,13 @@ struct LlamaModel::Weights {
   Linear head;
   const GgufTensor* embedding = nullptr;
   std::vector<float> rope_cos, rope_sin;  // [context][head_dim / 2]
-  std::vector<half_t> k_cache, v_cache;   // FP16 [layer][block][kv_head][slot][head_dim]
+  // FP16 [layer][block][kv_head][slot][head_dim]. Left uninitialized: a slot is written before
+  // attention reads it, and untouched pages of a large cache cost no memory until used.
+  std::unique_ptr<half_t[]> k_cache, v_cache;
+  void allocate_kv(std::size_t values) {
+    k_cache.reset(new half_t[values]);
+    v_cache.reset(new half_t[values]);
+  }
 
   // Step scratch, sized for max_step_tokens rows.
   std::vector<float> x, xn, qkv, attn, proj, gate_up, act, hidden_rows;
@@ -326,8 +332,7 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
   }
   const std::size_t kv_values = kv_block_bytes(c, options.block_size) / sizeof(half_t) / 2 *
                                 static_cast<std::size_t>(options.kv_blocks);
-  w.k_cache.assign(kv_values, 0);
-  w.v_cache.assign(kv_values, 0);
+  w.allocate_kv(kv_values);
 
   const auto r = static_cast<std::size_t>(rows);
   w.x.resize(r * c.hidden);
@@ -352,8 +357,7 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
     const int configured_blocks = options_.kv_blocks;
     if (static_cast<int>(table.size()) > configured_blocks) {
       options_.kv_blocks = static_cast<int>(table.size());
-      w.k_cache.assign(kv_values / configured_blocks * table.size(), 0);
-      w.v_cache.assign(w.k_cache.size(), 0);
+      w.allocate_kv(kv_values / static_cast<std::size_t>(configured_blocks) * table.size());
     }
     std::vector<std::vector<float>> stats(4 * c.layers + 1);
     calibration_ = &stats;
@@ -370,8 +374,7 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
     calibration_ = nullptr;
     if (options_.kv_blocks != configured_blocks) {
       options_.kv_blocks = configured_blocks;
-      w.k_cache.assign(kv_values, 0);
-      w.v_cache.assign(kv_values, 0);
+      w.allocate_kv(kv_values);
     }
     if (auto s = build(&stats); !s.ok()) return s;
     for (const auto& layer : w.layers) {
@@ -387,8 +390,8 @@ void LlamaModel::copy_block(std::int32_t src, std::int32_t dst) noexcept {
   const std::size_t block = static_cast<std::size_t>(c.kv_heads) * options_.block_size * c.head_dim;
   for (int l = 0; l < c.layers; ++l) {
     const std::size_t base = static_cast<std::size_t>(l) * options_.kv_blocks * block;
-    for (auto* cache : {&weights_->k_cache, &weights_->v_cache}) {
-      std::memcpy(cache->data() + base + dst * block, cache->data() + base + src * block,
+    for (half_t* cache : {weights_->k_cache.get(), weights_->v_cache.get()}) {
+      std::memcpy(cache + base + dst * block, cache + base + src * block,
                   block * sizeof(half_t));
     }
   }
@@ -459,8 +462,8 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
 
   for (int l = 0; l < c.layers; ++l) {
     auto& layer = w.layers[l];
-    half_t* k_cache = w.k_cache.data() + static_cast<std::size_t>(l) * options_.kv_blocks * block_values;
-    half_t* v_cache = w.v_cache.data() + static_cast<std::size_t>(l) * options_.kv_blocks * block_values;
+    half_t* k_cache = w.k_cache.get() + static_cast<std::size_t>(l) * options_.kv_blocks * block_values;
+    half_t* v_cache = w.v_cache.get() + static_cast<std::size_t>(l) * options_.kv_blocks * block_values;
     parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
       for (auto t = b; t < e; ++t) rms_norm(&w.x[t * h], layer.attn_norm.data(), c.rms_eps, h, &w.xn[t * h]);
     });

@@ -127,7 +127,7 @@ std::string streamed_text(const std::string& body, bool chat, std::string* finis
 
 }  // namespace
 
-TEST_CASE("chat completions answer with the assistant's message and usage") {
+TEST_CASE("llm: chat completions answer with the assistant's message and usage") {
   if (!have_model()) return;
   Client client(shared_server().port());
   const Reply r = client.post("/v1/chat/completions",
@@ -150,7 +150,7 @@ TEST_CASE("chat completions answer with the assistant's message and usage") {
   CHECK(e["usage"]["total_tokens"].get_int64().value() == prompt_tokens + completion_tokens);
 }
 
-TEST_CASE("a streamed completion carries the same text as the whole one, then [DONE]") {
+TEST_CASE("llm: a streamed completion carries the same text as the whole one, then [DONE]") {
   if (!have_model()) return;
   Client client(shared_server().port());
   const std::string prompt = R"("model":"smollm2","prompt":"The three primary colors are","max_tokens":20,"temperature":0,"ignore_eos":true)";
@@ -174,7 +174,7 @@ TEST_CASE("a streamed completion carries the same text as the whole one, then [D
   CHECK(client.get("/v1/models").status == 200);
 }
 
-TEST_CASE("a streamed chat sends the role first and ends with a finish reason") {
+TEST_CASE("llm: a streamed chat sends the role first and ends with a finish reason") {
   if (!have_model()) return;
   Client client(shared_server().port());
   const Reply r = client.post("/v1/chat/completions",
@@ -191,7 +191,7 @@ TEST_CASE("a streamed chat sends the role first and ends with a finish reason") 
   CHECK((finish == "stop" || finish == "length"));
 }
 
-TEST_CASE("stop strings cut the text before the match") {
+TEST_CASE("llm: stop strings cut the text before the match") {
   if (!have_model()) return;
   Client client(shared_server().port());
   const std::string base = R"("model":"smollm2","prompt":"Count: one, two, three,","max_tokens":16,"temperature":0,"ignore_eos":true)";
@@ -225,7 +225,7 @@ TEST_CASE("stop strings cut the text before the match") {
   }
 }
 
-TEST_CASE("the same seed samples the same text; logprobs come with it") {
+TEST_CASE("llm: the same seed samples the same text; logprobs come with it") {
   if (!have_model()) return;
   Client client(shared_server().port());
   const std::string body = R"({"model":"smollm2","prompt":"Once upon a time","max_tokens":12,"temperature":0.9,"top_p":0.9,"seed":1234,"logprobs":2,"ignore_eos":true})";
@@ -242,7 +242,7 @@ TEST_CASE("the same seed samples the same text; logprobs come with it") {
   CHECK(ta == tb);
 }
 
-TEST_CASE("bad generation requests get 400 or 404 naming what was wrong") {
+TEST_CASE("llm: bad generation requests get 400 or 404 naming what was wrong") {
   if (!have_model()) return;
   Client client(shared_server().port());
   auto expect = [&](const std::string& path, const std::string& body, int status, const std::string& words) {
@@ -268,7 +268,7 @@ TEST_CASE("bad generation requests get 400 or 404 naming what was wrong") {
   CHECK(client.post("/v1/completions", R"({"model":"smollm2","prompt":"Hi","max_tokens":2})").status == 200);
 }
 
-TEST_CASE("language models are listed and tokenize through vLLM's routes") {
+TEST_CASE("llm: language models are listed and tokenize through vLLM's routes") {
   if (!have_model()) return;
   Client client(shared_server().port());
   const Reply models = client.get("/v1/models");
@@ -280,7 +280,7 @@ TEST_CASE("language models are listed and tokenize through vLLM's routes") {
   CHECK(d.body == R"({"prompt":"The capital of France is"})");
 }
 
-TEST_CASE("a shared prompt prefix is served from the prefix cache, with the same answer") {
+TEST_CASE("llm: a shared prompt prefix is served from the prefix cache, with the same answer") {
   if (!have_model()) return;
   Client client(shared_server().port());
   std::string system(600, ' ');
@@ -307,7 +307,7 @@ TEST_CASE("a shared prompt prefix is served from the prefix cache, with the same
   CHECK(metrics.body.find("# TYPE coinfer_kv_cache_usage_perc gauge") != std::string::npos);
 }
 
-TEST_CASE("a client that leaves a stream cancels its generation") {
+TEST_CASE("llm: a client that leaves a stream cancels its generation") {
   if (!have_model()) return;
   auto& server = shared_server();
   const auto before = server.engine().metrics().request_failure.value();
@@ -334,7 +334,7 @@ TEST_CASE("a client that leaves a stream cancels its generation") {
   CHECK(server.engine().metrics().kv_cache_usage.load() == 0.0);
 }
 
-TEST_CASE("greedy tokens of a sequence are the same alone and among 15 others") {
+TEST_CASE("llm: greedy tokens of a sequence are the same alone and among 15 others") {
   if (!have_model()) return;
   asio::io_context io;  // outlives the engine, whose last updates are posted to it
   std::unique_ptr<generation::Engine> engine;
@@ -402,7 +402,7 @@ std::vector<Outcome> run_all(asio::io_context& io,
 
 }  // namespace
 
-TEST_CASE("sequences preempted when the KV cache runs out finish with the tokens they make alone") {
+TEST_CASE("llm: sequences preempted when the KV cache runs out finish with the tokens they make alone") {
   if (!have_model()) return;
   asio::io_context io;
   std::unique_ptr<generation::Engine> engine;
@@ -444,7 +444,7 @@ TEST_CASE("sequences preempted when the KV cache runs out finish with the tokens
   CHECK(engine->metrics().kv_cache_usage.load() == 0.0);
 }
 
-TEST_CASE("a full generation queue answers 503 and a passed timeout ends a generation") {
+TEST_CASE("llm: a full generation queue answers 503 and a passed timeout ends a generation") {
   if (!have_model()) return;
   asio::io_context io;
   std::unique_ptr<generation::Engine> engine;

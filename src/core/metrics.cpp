@@ -30,7 +30,16 @@ void append_labels(std::string& out, const NamedModelMetrics& m, std::string_vie
   out += '}';
 }
 
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+std::string labels_of(const NamedModelMetrics& m) {
+  std::string labels;
+  append_labels(labels, m);
+  return labels.substr(1, labels.size() - 2);  // without the braces
+}
+
+}  // namespace
+
+void append_metric_header(std::string& out, std::string_view name, std::string_view type,
+                          std::string_view help) {
   out += "# HELP ";
   out += name;
   out += ' ';
@@ -42,7 +51,36 @@ void header(std::string& out, std::string_view name, std::string_view type, std:
   out += '\n';
 }
 
-}  // namespace
+void append_histogram_series(std::string& out, std::string_view name, std::string_view labels,
+                             const Histogram& histogram) {
+  auto line = [&](std::string_view suffix, std::string_view le, double value) {
+    out += name;
+    out += suffix;
+    out += '{';
+    out += labels;
+    if (!le.empty()) {
+      out += ",le=\"";
+      out += le;
+      out += '"';
+    }
+    out += "} ";
+    append_number(out, value);
+    out += '\n';
+  };
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i <= histogram.bounds().size(); ++i) {
+    cumulative += histogram.bucket(i);
+    char buffer[32];
+    const std::string_view le =
+        i < histogram.bounds().size()
+            ? std::string_view(buffer, static_cast<std::size_t>(
+                  std::to_chars(buffer, buffer + sizeof buffer, histogram.bounds()[i]).ptr - buffer))
+            : std::string_view("+Inf");
+    line("_bucket", le, static_cast<double>(cumulative));
+  }
+  line("_sum", {}, histogram.sum());
+  line("_count", {}, static_cast<double>(histogram.count()));
+}
 
 Histogram::Histogram(std::vector<double> upper_bounds)
     : bounds_(std::move(upper_bounds)),
@@ -88,7 +126,7 @@ void render_prometheus(std::span<const NamedModelMetrics> models, std::string& o
        &ModelMetrics::cancelled},
   };
   for (const auto& c : kCounters) {
-    header(out, c.name, "counter", c.help);
+    append_metric_header(out, c.name, "counter", c.help);
     for (const auto& m : models) {
       out += c.name;
       append_labels(out, m);
@@ -97,7 +135,7 @@ void render_prometheus(std::span<const NamedModelMetrics> models, std::string& o
       out += '\n';
     }
   }
-  header(out, "coinfer_inference_queue_depth", "gauge", "Requests waiting in the batcher's queue");
+  append_metric_header(out, "coinfer_inference_queue_depth", "gauge", "Requests waiting in the batcher's queue");
   for (const auto& m : models) {
     out += "coinfer_inference_queue_depth";
     append_labels(out, m);
@@ -121,40 +159,8 @@ void render_prometheus(std::span<const NamedModelMetrics> models, std::string& o
       {"coinfer_inference_batch_size", "Rows per executed batch", &ModelMetrics::batch_size},
   };
   for (const auto& h : kHistograms) {
-    header(out, h.name, "histogram", h.help);
-    for (const auto& m : models) {
-      const Histogram& hist = m.metrics->*h.field;
-      std::uint64_t cumulative = 0;
-      for (std::size_t i = 0; i <= hist.bounds().size(); ++i) {
-        cumulative += hist.bucket(i);
-        std::string le = "le=\"";
-        if (i < hist.bounds().size()) {
-          char buffer[32];
-          le.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, hist.bounds()[i]).ptr);
-        } else {
-          le += "+Inf";
-        }
-        le += '"';
-        out += h.name;
-        out += "_bucket";
-        append_labels(out, m, le);
-        out += ' ';
-        append_number(out, static_cast<double>(cumulative));
-        out += '\n';
-      }
-      out += h.name;
-      out += "_sum";
-      append_labels(out, m);
-      out += ' ';
-      append_number(out, hist.sum());
-      out += '\n';
-      out += h.name;
-      out += "_count";
-      append_labels(out, m);
-      out += ' ';
-      append_number(out, static_cast<double>(hist.count()));
-      out += '\n';
-    }
+    append_metric_header(out, h.name, "histogram", h.help);
+    for (const auto& m : models) append_histogram_series(out, h.name, labels_of(m), m.metrics->*h.field);
   }
 }
 

@@ -103,49 +103,30 @@ namespace {
 using Models = std::span<const NamedGenerationMetrics>;
 
 std::string labels_of(const NamedGenerationMetrics& m) {
-  return "model=\"" + m.model + "\"";
-}
-
-void family(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  out += "# HELP ";
-  out += name;
-  out += ' ';
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += ' ';
-  out += type;
-  out += '\n';
+  std::string labels = "model=\"";  // appended: GCC 12 misreads "..." + string (-Warray-bounds)
+  labels += m.model;
+  labels += '"';
+  return labels;
 }
 
 template <class Get>
 void render_value(std::string& out, Models models, std::string_view name, std::string_view type,
                   std::string_view help, Get get) {
-  family(out, name, type, help);
+  append_metric_header(out, name, type, help);
   for (const auto& m : models) {
-    out += std::string(name) + "{" + labels_of(m) + "} " + std::to_string(get(*m.metrics)) + "\n";
+    out += name;
+    out += '{';
+    out += labels_of(m);
+    out += "} ";
+    out += std::to_string(get(*m.metrics));
+    out += '\n';
   }
 }
 
 void render_histogram(std::string& out, Models models, std::string_view name, std::string_view help,
                       const Histogram GenerationMetrics::*member) {
-  family(out, name, "histogram", help);
-  for (const auto& m : models) {
-    const Histogram& h = (*m.metrics).*member;
-    const std::string labels = labels_of(m);
-    std::uint64_t cumulative = 0;
-    for (std::size_t i = 0; i < h.bounds().size(); ++i) {
-      cumulative += h.bucket(i);
-      char bound[32];
-      std::snprintf(bound, sizeof bound, "%g", h.bounds()[i]);
-      out += std::string(name) + "_bucket{" + labels + ",le=\"" + bound + "\"} " +
-             std::to_string(cumulative) + "\n";
-    }
-    out += std::string(name) + "_bucket{" + labels + ",le=\"+Inf\"} " + std::to_string(h.count()) +
-           "\n";
-    out += std::string(name) + "_sum{" + labels + "} " + std::to_string(h.sum()) + "\n";
-    out += std::string(name) + "_count{" + labels + "} " + std::to_string(h.count()) + "\n";
-  }
+  append_metric_header(out, name, "histogram", help);
+  for (const auto& m : models) append_histogram_series(out, name, labels_of(m), (*m.metrics).*member);
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace coinfer {
@@ -65,5 +66,13 @@ struct NamedModelMetrics {
   const ModelMetrics* metrics;
 };
 void render_prometheus(std::span<const NamedModelMetrics> models, std::string& out);
+
+// Pieces of the text format, for other metric families (generation/): a family's # HELP and
+// # TYPE lines, and one histogram series (_bucket lines with `le`, _sum, _count) whose labels
+// are `labels` (e.g. model="m", without braces).
+void append_metric_header(std::string& out, std::string_view name, std::string_view type,
+                          std::string_view help);
+void append_histogram_series(std::string& out, std::string_view name, std::string_view labels,
+                             const Histogram& histogram);
 
 }  // namespace coinfer

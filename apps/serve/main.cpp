@@ -36,11 +36,14 @@ int main(int argc, char** argv) {
   std::optional<std::string> host;
   std::optional<std::uint16_t> port;
   std::optional<int> threads;
+  std::vector<std::string> only_models;
   cli.add_option("--config", config_path, "TOML config file")->capture_default_str();
   cli.add_option("--host", host, "address to listen on (overrides server.host)");
   cli.add_option("--port", port, "port to listen on, 0 = any free port (overrides server.port)");
   cli.add_option("--threads", threads, "I/O threads (overrides server.io_threads)")
       ->check(CLI::Range(1, 256));
+  cli.add_option("--model", only_models,
+                 "load only this model of the config (repeatable; default: every model)");
   CLI11_PARSE(cli, argc, argv);
 
   // stdout carries only the "listening on" line; logs go to stderr.
@@ -55,6 +58,10 @@ int main(int argc, char** argv) {
   if (host) config.server.host = *host;
   if (port) config.server.port = *port;
   if (threads) config.server.io_threads = *threads;
+  if (auto status = keep_only_models(only_models, config); !status.ok()) {
+    std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
+    return 2;
+  }
   spdlog::set_level(spdlog::level::from_str(config.log.level));
   spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
 

@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -453,6 +454,24 @@ std::string to_toml(const Config& c) {
   std::ostringstream out;
   out << root;
   return out.str();
+}
+
+Status keep_only_models(const std::vector<std::string>& names, Config& config) {
+  if (names.empty()) return Status{};
+  for (const auto& name : names) {
+    const bool known = std::any_of(config.models.begin(), config.models.end(),
+                                   [&](const ModelConfig& m) { return m.name == name; });
+    if (!known) {
+      std::string message = "--model ";
+      message += name;
+      message += ": no such model in the config";
+      return Status::invalid(message);
+    }
+  }
+  std::erase_if(config.models, [&](const ModelConfig& m) {
+    return std::find(names.begin(), names.end(), m.name) == names.end();
+  });
+  return Status{};
 }
 
 }  // namespace coinfer

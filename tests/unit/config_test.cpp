@@ -179,3 +179,28 @@ TEST_CASE("model and tenant names are plain names, so the logged config reads ba
   REQUIRE(parse_config(to_toml(config), again).ok());
   CHECK(again.models[0].name == "mini-lm.v2");
 }
+
+TEST_CASE("--model keeps only the named models and names one the config lacks") {
+  Config config;
+  REQUIRE(parse_config(R"(
+    [models.a]
+    kind = "identity"
+    [models.b]
+    kind = "identity"
+    [models.c]
+    kind = "identity"
+  )", config).ok());
+  Config all = config;
+  REQUIRE(keep_only_models({}, all).ok());
+  CHECK(all.models.size() == 3);
+
+  REQUIRE(keep_only_models({"c", "a"}, config).ok());
+  REQUIRE(config.models.size() == 2);
+  CHECK(config.models[0].name == "a");
+  CHECK(config.models[1].name == "c");
+
+  const Status missing = keep_only_models({"a", "nope"}, config);
+  CHECK_FALSE(missing.ok());
+  CHECK(missing.message() == "--model nope: no such model in the config");
+  CHECK(config.models.size() == 2);
+}

@@ -109,6 +109,10 @@ struct Config {
 Status load_config(const std::filesystem::path& path, Config& out);
 Status parse_config(std::string_view toml_text, Config& out);
 
+// Drops every model whose name is not in `names` (an empty list keeps them all); a name that
+// is no model of the config is an error naming it. coinfer-serve's --model.
+Status keep_only_models(const std::vector<std::string>& names, Config& config);
+
 // The effective configuration as TOML, for the start-up log.
 std::string to_toml(const Config& config);
 

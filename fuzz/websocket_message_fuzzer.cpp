@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const fuzz::PaddedBuffer message({reinterpret_cast<const char*>(data), size});
   std::string reply;
-  service->run((*handler)(message.view(), message.capacity(), nullptr, reply));
+  service->run((*handler)(message.view(), message.capacity(), nullptr, nullptr, reply));
   fuzz::print_answer("reply", reply);
   check(!reply.empty(), "every message is answered");
   check(fuzz::is_json(reply), "the reply is JSON");

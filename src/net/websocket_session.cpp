@@ -4,7 +4,8 @@
 // the next; the writer sends replies as handlers finish. A message counts as in flight from
 // the moment it is read until its reply is written, and the reader stops reading at
 // ws_max_in_flight: so a client that sends faster than it reads holds at most that many
-// requests and replies in server memory, and TCP pushes back on it (backpressure).
+// requests and replies in server memory, and TCP pushes back on it (backpressure). A handler
+// that streams (WebSocketStream::send) waits while ws_max_in_flight messages are unsent.
 #include <spdlog/spdlog.h>
 
 #include <boost/asio.hpp>
@@ -27,17 +28,30 @@ namespace {
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kMessagePadding = 64;  // for in-place JSON parsing (simdjson)
 
-struct SessionState {
-  explicit SessionState(const asio::any_io_executor& ex) : reader_wake(ex), writer_wake(ex) {}
+struct Outgoing {
+  std::string text;
+  bool final = true;  // a message's reply (else one of the messages it streamed before it)
+};
 
-  std::deque<std::string> replies;  // computed, not yet written
-  std::size_t in_flight = 0;        // read and not yet written back
+struct SessionState {
+  SessionState(const asio::any_io_executor& ex, std::size_t max_unsent)
+      : max_unsent(max_unsent), reader_wake(ex), writer_wake(ex), sent(ex) {
+    sent.expires_at(asio::steady_timer::time_point::max());  // an event with many waiters
+  }
+
+  std::deque<Outgoing> replies;  // computed, not yet written
+  std::size_t in_flight = 0;     // read and not yet written back
+  const std::size_t max_unsent;  // streamed messages wait for room below this
   bool reading_done = false;
   bool writer_done = false;
+  bool broken = false;  // a write failed: what is left is dropped
   websocket::close_code close_code = websocket::close_code::normal;
   // Each loop waits on its own timer; cancelling it wakes that loop (an event).
   asio::steady_timer reader_wake;
   asio::steady_timer writer_wake;
+  // Cancelled after every write: wakes all the handlers waiting in WebSocketStream::send.
+  // Its expiry never changes, so waiting does not cancel the other waiters.
+  asio::steady_timer sent;
   // One per message being handled: a client that goes away cancels them (queued requests are
   // then dropped before compute).
   std::list<asio::cancellation_signal> cancellations;
@@ -54,10 +68,33 @@ std::string error_reply(std::string_view message) {
   return reply + '}';
 }
 
+// The connection's WebSocketStream: queues a handler's messages for the writer.
+class SessionStream final : public WebSocketStream {
+ public:
+  explicit SessionStream(SessionState& state) : state_(state) {}
+
+  asio::awaitable<bool> send(std::string message) override {
+    if (state_.broken) co_return false;
+    state_.replies.push_back({std::move(message), /*final=*/false});
+    state_.writer_wake.cancel();
+    while (state_.replies.size() >= state_.max_unsent && !state_.broken) {
+      // The writer's cancel() ends the wait with operation_aborted, as does the handler's
+      // own cancellation (the client went away): tell them apart by the latter's state.
+      (void)co_await state_.sent.async_wait(use_tuple);
+      const auto cancellation = co_await asio::this_coro::cancellation_state;
+      if (cancellation.cancelled() != asio::cancellation_type::none) co_return false;
+    }
+    co_return !state_.broken;
+  }
+
+ private:
+  SessionState& state_;
+};
+
 asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string message,
-                                    const Tenant* tenant) {
+                                    const Tenant* tenant, WebSocketStream* stream) {
   std::string reply;
-  co_await handler(message, message.capacity(), tenant, reply);
+  co_await handler(message, message.capacity(), tenant, stream, reply);
   co_return reply;
 }
 
@@ -67,25 +104,27 @@ asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string
 template <class Stream>
 asio::awaitable<void> write_replies(Stream& ws, Connection& c,
                                     std::shared_ptr<SessionState> state) {
-  bool broken = false;
   for (;;) {
     if (!state->replies.empty()) {
-      const std::string reply = std::move(state->replies.front());
+      const Outgoing reply = std::move(state->replies.front());
       state->replies.pop_front();
-      if (!broken) {
+      if (!state->broken) {
         ws.text(true);
-        auto [ec, n] = co_await ws.async_write(asio::buffer(reply), use_tuple);
-        broken = static_cast<bool>(ec);
+        auto [ec, n] = co_await ws.async_write(asio::buffer(reply.text), use_tuple);
+        state->broken = static_cast<bool>(ec);
       }
-      --state->in_flight;
-      state->reader_wake.cancel();
+      state->sent.cancel();
+      if (reply.final) {
+        --state->in_flight;
+        state->reader_wake.cancel();
+      }
       continue;
     }
     if (state->in_flight == 0 && (state->reading_done || c.stopping)) break;
     co_await wait(state->writer_wake);
   }
   if (!state->reading_done) state->close_code = websocket::close_code::going_away;
-  if (!broken && ws.is_open()) co_await ws.async_close(state->close_code, use_tuple);
+  if (!state->broken && ws.is_open()) co_await ws.async_close(state->close_code, use_tuple);
   state->writer_done = true;
   state->reader_wake.cancel();
 }
@@ -109,7 +148,8 @@ asio::awaitable<void> run_websocket_over(Connection& c, Next& next,
   if (auto [ec] = co_await ws.async_accept(request, use_tuple); ec) co_return;
 
   const auto executor = c.stream.get_executor();
-  auto state = std::make_shared<SessionState>(executor);
+  auto state = std::make_shared<SessionState>(executor, config.ws_max_in_flight);
+  SessionStream stream(*state);  // outlives the handlers: the session waits for the writer
   // stop() must not cancel the stream's I/O, which would abort a reply being written: it
   // wakes both loops, the reader stops taking messages and the writer closes when done.
   c.on_stop = [state] {
@@ -148,13 +188,19 @@ asio::awaitable<void> run_websocket_over(Connection& c, Next& next,
 
     ++state->in_flight;
     auto slot = state->cancellations.emplace(state->cancellations.end());
-    asio::co_spawn(executor, handle(handler, std::move(message), tenant),
+    asio::co_spawn(executor, handle(handler, std::move(message), tenant, &stream),
                    asio::bind_cancellation_slot(
                        slot->slot(), [state, slot](std::exception_ptr e, std::string reply) {
                          state->cancellations.erase(slot);
                          if (e) {
                            try {
                              std::rethrow_exception(e);
+                           } catch (const boost::system::system_error& ex) {
+                             // A handler cancelled because its client went away.
+                             if (ex.code() != asio::error::operation_aborted) {
+                               spdlog::error("websocket handler threw: {}", ex.what());
+                             }
+                             reply = error_reply(std::string("internal error: ") + ex.what());
                            } catch (const std::exception& ex) {
                              spdlog::error("websocket handler threw: {}", ex.what());
                              reply = error_reply(std::string("internal error: ") + ex.what());
@@ -163,7 +209,7 @@ asio::awaitable<void> run_websocket_over(Connection& c, Next& next,
                              reply = error_reply("internal error");
                            }
                          }
-                         state->replies.push_back(std::move(reply));
+                         state->replies.push_back({std::move(reply), /*final=*/true});
                          state->writer_wake.cancel();
                        }));
   }

@@ -13,6 +13,8 @@
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
 
+#include "triton_generate.hpp"
+
 namespace coinfer {
 namespace {
 
@@ -21,7 +23,7 @@ using net::HttpRequest;
 using net::HttpResponse;
 using net::Method;
 
-constexpr std::string_view kExtensions[] = {"model_repository", "binary_tensor_data"};
+constexpr std::string_view kExtensions[] = {"model_repository", "binary_tensor_data", "generate"};
 
 void fail(HttpResponse& res, const Status& status) {
   res.error(http_status(status.code()), status.message());
@@ -48,11 +50,49 @@ Endpoint* find_model(const ModelRepository& repo, const HttpRequest& req, HttpRe
   return entry;
 }
 
+bool is_generator(const ModelRepository& repo, std::string_view name) {
+  return std::any_of(repo.generators().begin(), repo.generators().end(),
+                     [&](const auto& g) { return g.name == name; });
+}
+
+// A language model (served by its engine, version "1"): found (true), or an error answered.
+bool find_generator(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  generation::Generator* generator = nullptr;
+  Status status = repo.find_generator(req.param("model"), req.tenant, generator);
+  const std::string_view version = req.param("version");
+  if (status.ok() && !version.empty() && version != "1") {
+    status = Status(Errc::not_found, "model '" + std::string(req.param("model")) +
+                                         "' has no version '" + std::string(version) + "'");
+  }
+  if (!status.ok()) fail(res, status);
+  return status.ok();
+}
+
+// Triton's generate models: text in, text out (BYTES tensors text_input and text_output).
+void generator_metadata(std::string_view name, std::string& out) {
+  out += R"({"name":)";
+  json_append_string(out, name);
+  out += R"(,"versions":["1"],"platform":"coinfer_llm",)"
+         R"("inputs":[{"name":"text_input","datatype":"BYTES","shape":[1]}],)"
+         R"("outputs":[{"name":"text_output","datatype":"BYTES","shape":[1]}]})";
+}
+
 void model_metadata(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  if (is_generator(repo, req.param("model"))) {
+    if (find_generator(repo, req, res)) generator_metadata(req.param("model"), res.body);
+    return;
+  }
   if (auto* entry = find_model(repo, req, res)) encode_model_metadata(entry->metadata(), res.body);
 }
 
 void model_ready(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  if (is_generator(repo, req.param("model"))) {
+    if (!find_generator(repo, req, res)) return;
+    res.body += "{\"name\":";
+    json_append_string(res.body, req.param("model"));
+    res.body += ",\"ready\":true}";
+    return;
+  }
   auto* entry = find_model(repo, req, res);
   if (!entry) return;
   const bool ready = entry->state() == ModelState::ready;
@@ -151,9 +191,11 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
 // A WebSocket message is an infer request naming its model:
 //   {"model_name": "digits", "model_version"?: "1", "id": "7", "inputs": [...], ...}
 // The reply is the OIP infer response (with the id), or {"id", "error", "status"}.
+// A /v2/ws message: an infer request, or a generate request (triton_generate.hpp) when it
+// names a language model.
 asio::awaitable<void> infer_message(const ModelRepository& repo, std::string_view message,
                                     std::size_t capacity, const Tenant* tenant,
-                                    std::string& reply) {
+                                    net::WebSocketStream* stream, std::string& reply) {
   thread_local simdjson::ondemand::parser parser;  // for the routing fields only
   std::string_view model, version, id;
   std::string id_copy, model_copy, version_copy;
@@ -188,9 +230,18 @@ asio::awaitable<void> infer_message(const ModelRepository& repo, std::string_vie
     }
   }
   Endpoint* endpoint = nullptr;
-  if (status.ok()) status = repo.find(model_copy, version_copy, tenant, endpoint);
+  generation::Generator* generator = nullptr;
+  if (status.ok() && is_generator(repo, model_copy)) {
+    status = repo.find_generator(model_copy, tenant, generator);
+  } else if (status.ok()) {
+    status = repo.find(model_copy, version_copy, tenant, endpoint);
+  }
   TenantPermit permit;  // each message counts against the key's limits, as a request does
   if (status.ok() && tenant) status = tenant->admit(permit);
+  if (status.ok() && generator) {
+    co_await generate_message(*generator, model_copy, id_copy, message, capacity, stream, reply);
+    co_return;
+  }
   // Text messages carry JSON only: binary inputs are refused by the decoder (no bytes after
   // the JSON), and outputs asked for as binary come as JSON.
   std::size_t json_bytes = 0;
@@ -248,6 +299,15 @@ void repository_index(const ModelRepository& repo, const HttpRequest& req, HttpR
     json_append_string(res.body, to_string(state));
     res.body += '}';
   }
+  for (const auto& g : repo.generators()) {  // language models are ready once served
+    generation::Generator* visible = nullptr;
+    if (!repo.find_generator(g.name, req.tenant, visible).ok()) continue;
+    if (!first) res.body += ',';
+    first = false;
+    res.body += "{\"name\":";
+    json_append_string(res.body, g.name);
+    res.body += R"(,"version":"1","state":"READY"})";
+  }
   res.body += ']';
 }
 
@@ -277,6 +337,7 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
                  return infer(*repo, req, res);
                }));
   }
+  add_generate_routes(router, repository);
   router.add(Method::get, "/metrics", [repo](const HttpRequest&, HttpResponse& res) {
     std::vector<NamedModelMetrics> models;
     for (const auto& e : repo->endpoints()) {
@@ -290,8 +351,9 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
   });
   router.add_websocket("/v2/ws",
                        [repo](std::string_view message, std::size_t capacity,
-                              const Tenant* tenant, std::string& reply) {
-                         return infer_message(*repo, message, capacity, tenant, reply);
+                              const Tenant* tenant, net::WebSocketStream* stream,
+                              std::string& reply) {
+                         return infer_message(*repo, message, capacity, tenant, stream, reply);
                        });
   router.add(
       Method::post, "/v2/repository/index",

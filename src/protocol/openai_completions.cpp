@@ -13,6 +13,7 @@
 #include "coinfer/generation/generator.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
+#include "generation_fields.hpp"
 #include "openai_errors.hpp"
 
 namespace coinfer {
@@ -27,6 +28,11 @@ using net::HttpResponse;
 
 using openai::fail;
 constexpr auto error_json = openai::append_error;
+using generation_fields::append_usage;
+using generation_fields::finish_status;
+using generation_fields::read_bool;
+using generation_fields::read_number;
+using generation_fields::read_string;
 
 struct CompletionRequest {
   bool chat = false;
@@ -35,44 +41,13 @@ struct CompletionRequest {
   std::vector<std::int32_t> prompt_ids;  // completions: token ids
   bool has_prompt = false;
   std::vector<ChatMessage> messages;   // chat
-  generation::GenerationRequest generation;
-  bool max_tokens_given = false;
+  generation_fields::Fields fields;    // the engine's request and its limits
   bool stream = false;
   bool include_usage = false;
   bool logprobs = false;
   int top_logprobs = 0;
   bool add_generation_prompt = true;
-  double timeout_s = 0;
 };
-
-Status read_string(ondemand::value& value, std::string_view key, std::string& out) {
-  std::string_view s;
-  if (value.get_string().get(s)) return Status::invalid(std::string(key) + ": expected a string");
-  out = s;
-  return {};
-}
-
-template <class T>
-Status read_number(ondemand::value& value, std::string_view key, T& out, double min, double max) {
-  double d = 0;
-  if (value.get_double().get(d) || !std::isfinite(d)) {
-    return Status::invalid(std::string(key) + ": expected a number");
-  }
-  if (d < min || d > max) {
-    return Status::invalid(std::string(key) + ": must be in [" + std::to_string(min) + ", " +
-                           std::to_string(max) + "], got " + std::to_string(d));
-  }
-  if constexpr (std::is_integral_v<T>) {
-    if (d != std::floor(d)) return Status::invalid(std::string(key) + ": expected an integer");
-  }
-  out = static_cast<T>(d);
-  return {};
-}
-
-Status read_bool(ondemand::value& value, std::string_view key, bool& out) {
-  if (value.get_bool().get(out)) return Status::invalid(std::string(key) + ": expected a boolean");
-  return {};
-}
 
 // "content": a string, or an array of {"type": "text", "text"} parts.
 Status read_content(ondemand::value& value, const std::string& where, std::string& out) {
@@ -145,30 +120,6 @@ Status read_messages(ondemand::value& value, std::vector<ChatMessage>& out) {
   return {};
 }
 
-Status read_stop(ondemand::value& value, std::vector<std::string>& out) {
-  ondemand::json_type type;
-  if (value.type().get(type)) return Status::invalid("stop: invalid JSON");
-  if (type == ondemand::json_type::null) return {};
-  if (type == ondemand::json_type::string) {
-    std::string s;
-    if (auto st = read_string(value, "stop", s); !st.ok()) return st;
-    out.push_back(std::move(s));
-  } else {
-    ondemand::array array;
-    if (value.get_array().get(array)) return Status::invalid("stop: expected a string or an array of strings");
-    for (auto element : array) {
-      std::string_view s;
-      if (element.get_string().get(s)) return Status::invalid("stop: expected strings");
-      out.emplace_back(s);
-    }
-  }
-  if (out.size() > 16) return Status::invalid("stop: at most 16 stop strings");
-  for (const auto& s : out) {
-    if (s.empty() || s.size() > 256) return Status::invalid("stop: each string must hold 1 to 256 bytes");
-  }
-  return {};
-}
-
 Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
   thread_local ondemand::parser parser;
   ondemand::document doc;
@@ -179,8 +130,6 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
     return Status::invalid("body must be a JSON object");
   }
   out.chat = chat;
-  auto& g = out.generation;
-  auto& sp = g.sampling;
   bool has_messages = false;
   for (auto field : object) {
     std::string_view key;
@@ -214,29 +163,6 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
     } else if (key == "messages" && chat) {
       has_messages = true;
       s = read_messages(value, out.messages);
-    } else if (key == "max_tokens" || key == "max_completion_tokens") {
-      s = read_number(value, key, g.max_tokens, 1, 1 << 20);
-      out.max_tokens_given = true;
-    } else if (key == "min_tokens") {
-      s = read_number(value, key, g.min_tokens, 0, 1 << 20);
-    } else if (key == "temperature") {
-      s = read_number(value, key, sp.temperature, 0, 2);
-    } else if (key == "top_p") {
-      s = read_number(value, key, sp.top_p, 0, 1);
-    } else if (key == "top_k") {
-      s = read_number(value, key, sp.top_k, -1, 1 << 20);
-    } else if (key == "min_p") {
-      s = read_number(value, key, sp.min_p, 0, 1);
-    } else if (key == "presence_penalty") {
-      s = read_number(value, key, sp.presence_penalty, -2, 2);
-    } else if (key == "frequency_penalty") {
-      s = read_number(value, key, sp.frequency_penalty, -2, 2);
-    } else if (key == "repetition_penalty") {
-      s = read_number(value, key, sp.repetition_penalty, 0.01, 100);
-    } else if (key == "seed") {
-      std::int64_t seed = 0;
-      if (value.get_int64().get(seed)) return Status::invalid("seed: expected an integer");
-      sp.seed = static_cast<std::uint64_t>(seed);
     } else if (key == "n" || key == "best_of") {
       int n = 1;
       s = read_number(value, key, n, 1, 1);
@@ -260,22 +186,6 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
           return Status::invalid("stream_options." + std::string(name) + ": not supported");
         }
       }
-    } else if (key == "stop") {
-      s = read_stop(value, g.stop);
-    } else if (key == "stop_token_ids") {
-      ondemand::array array;
-      if (value.get_array().get(array)) return Status::invalid("stop_token_ids: expected an array");
-      for (auto element : array) {
-        std::int64_t id = 0;
-        if (element.get_int64().get(id) || id < 0 || id > INT32_MAX) return Status::invalid("stop_token_ids: expected token ids");
-        g.stop_token_ids.push_back(static_cast<std::int32_t>(id));
-      }
-    } else if (key == "ignore_eos") {
-      s = read_bool(value, key, g.ignore_eos);
-    } else if (key == "skip_special_tokens") {
-      s = read_bool(value, key, g.skip_special_tokens);
-    } else if (key == "priority") {
-      s = read_number(value, key, g.priority, -1000000, 1000000);
     } else if (key == "logprobs") {
       if (chat) {
         s = read_bool(value, key, out.logprobs);
@@ -294,40 +204,21 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
       s = read_string(value, key, ignored);
     } else if (key == "add_generation_prompt" && chat) {
       s = read_bool(value, key, out.add_generation_prompt);
-    } else if (key == "timeout") {
-      s = read_number(value, key, out.timeout_s, 0.001, 86400);
     } else {
-      s = Status::invalid(std::string(key) + ": not supported");
+      bool known = false;
+      s = generation_fields::read_field(key, value, out.fields, known);
+      if (s.ok() && !known) s = Status::invalid(std::string(key) + ": not supported");
     }
     if (!s.ok()) return s;
   }
   if (chat && !has_messages) return Status::invalid("messages: missing");
   if (!chat && !out.has_prompt) return Status::invalid("prompt: missing");
-  if (out.logprobs) sp.logprobs = out.top_logprobs;
+  if (out.logprobs) out.fields.generation.sampling.logprobs = out.top_logprobs;
   if (out.include_usage && !out.stream) return Status::invalid("stream_options: only allowed with stream");
-  if (auto s = sp.validate(); !s.ok()) return s;
-  if (g.min_tokens > g.max_tokens && out.max_tokens_given) {
-    return Status::invalid("min_tokens: must not exceed max_tokens");
-  }
   return {};
 }
 
 std::atomic<std::uint64_t> next_completion_id{1};
-
-void append_usage(std::string& out, const GenerationUpdate& u) {
-  out += R"("usage":{"prompt_tokens":)";
-  json_append_number(out, u.prompt_tokens);
-  out += R"(,"completion_tokens":)";
-  json_append_number(out, u.completion_tokens);
-  out += R"(,"total_tokens":)";
-  json_append_number(out, u.prompt_tokens + u.completion_tokens);
-  if (u.cached_tokens > 0) {
-    out += R"(,"prompt_tokens_details":{"cached_tokens":)";
-    json_append_number(out, u.cached_tokens);
-    out += '}';
-  }
-  out += '}';
-}
 
 // The text of one token for logprobs (its bytes; invalid UTF-8 is escaped by the writer).
 std::string token_string(const ByteLevelBpeTokenizer& tokenizer, std::int32_t id) {
@@ -455,19 +346,6 @@ void chunk_json(std::string& out, const CompletionRequest& r, const std::string&
   out += "}]}";
 }
 
-Status finish_status(const GenerationUpdate& u) {
-  switch (u.finish) {
-    case FinishReason::timeout:
-      return Status(Errc::deadline_exceeded, "the request's timeout passed before it finished");
-    case FinishReason::cancelled:
-      return Status(Errc::unavailable, "the server is shutting down");
-    case FinishReason::error:
-      return u.error.ok() ? Status(Errc::internal, "generation failed") : u.error;
-    default:
-      return {};
-  }
-}
-
 asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest& req,
                                   HttpResponse& res, bool chat) {
   CompletionRequest r;
@@ -482,7 +360,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     co_return;
   }
   const ByteLevelBpeTokenizer& tokenizer = engine->tokenizer();
-  auto& g = r.generation;
+  auto& g = r.fields.generation;
   if (chat) {
     const std::string text = render_chatml(r.messages, r.add_generation_prompt,
                                            engine->default_system_prompt());
@@ -499,18 +377,10 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     status = tokenizer.encode(r.prompt, g.prompt, Tokenizer::no_truncation);
   }
   if (status.ok() && g.prompt.empty()) status = Status::invalid(chat ? "messages: empty" : "prompt: empty");
-  if (status.ok() && !r.max_tokens_given) {
+  if (status.ok()) {
     // OpenAI's default for completions is 16; chat's is what the context leaves.
-    g.max_tokens = chat ? engine->max_model_len() - static_cast<std::int32_t>(g.prompt.size()) : 16;
-  }
-  if (status.ok() && static_cast<std::int64_t>(g.prompt.size()) + g.max_tokens > engine->max_model_len()) {
-    status = Status::invalid("max_tokens: " + std::to_string(g.prompt.size()) + " prompt tokens + " +
-                             std::to_string(g.max_tokens) + " exceed the model's context of " +
-                             std::to_string(engine->max_model_len()) + " tokens");
-  }
-  if (status.ok() && r.timeout_s > 0) {
-    g.deadline = generation::Clock::now() +
-                 std::chrono::duration_cast<generation::Clock::duration>(std::chrono::duration<double>(r.timeout_s));
+    const auto left = engine->max_model_len() - static_cast<std::int32_t>(g.prompt.size());
+    status = generation_fields::prepare(*engine, chat ? left : 16, r.fields);
   }
   std::shared_ptr<generation::GenerationStream> stream;
   // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries (here the
@@ -522,10 +392,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     co_return;
   }
   // Destroying the stream (the client left, an error) cancels the generation.
-  struct CancelOnExit {
-    generation::GenerationStream& s;
-    ~CancelOnExit() { s.cancel(); }
-  } cancel_on_exit{*stream};
+  generation_fields::CancelOnExit cancel_on_exit{*stream};
 
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);
   const std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(

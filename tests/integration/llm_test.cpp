@@ -1,10 +1,11 @@
 // SmolLM2 served through the OpenAI routes on the real server: completions and chat, whole
 // and streamed (SSE over chunked transfer), stop conditions, errors, cancellation on
-// disconnect, and batch invariance of the engine. Skipped when the model is not installed.
+// disconnect, and batch invariance of the engine; Triton's generate over HTTP and /v2/ws. Skipped when the model is not installed.
 #include <doctest/doctest.h>
 
 #include <simdjson.h>
 
+#include <boost/beast/websocket.hpp>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -488,4 +489,130 @@ TEST_CASE("llm: a full generation queue answers 503 and a passed timeout ends a 
   std::shared_ptr<generation::GenerationStream> again;
   CHECK(engine->submit(request(), io.get_executor(), again).ok());
   run_all(io, {again});
+}
+
+namespace {
+
+// The text of a /v1/completions answer (greedy), the reference for the generate routes.
+std::string completion_text(Client& client, const std::string& fields) {
+  const Reply r = client.post("/v1/completions", R"({"model":"smollm2",)" + fields + "}");
+  REQUIRE_MESSAGE(r.status == 200, r.body);
+  simdjson::dom::parser parser;
+  return std::string(parse(parser, r.body)["choices"].at(0)["text"].get_string().value());
+}
+
+}  // namespace
+
+TEST_CASE("llm: Triton's generate answers the completion's text; generate_stream streams it") {
+  if (!have_model()) return;
+  Client client(shared_server().port());
+  const std::string expected = completion_text(
+      client, R"("prompt":"The three primary colors are","max_tokens":20,"temperature":0,"ignore_eos":true)");
+  // Generation fields in "parameters" or at the top level, as Triton's clients send them.
+  const std::string body =
+      R"({"text_input":"The three primary colors are","max_tokens":20,"parameters":{"temperature":0,"ignore_eos":true}})";
+  const Reply whole = client.post("/v2/models/smollm2/generate", body);
+  REQUIRE_MESSAGE(whole.status == 200, whole.body);
+  simdjson::dom::parser parser;
+  auto e = parse(parser, whole.body);
+  CHECK(e["model_name"].get_string().value() == "smollm2");
+  CHECK(e["text_output"].get_string().value() == expected);
+  CHECK(e["finish_reason"].get_string().value() == "length");
+  CHECK(e["usage"]["completion_tokens"].get_int64().value() == 20);
+
+  const Reply streamed = client.post("/v2/models/smollm2/generate_stream", body);
+  REQUIRE(streamed.status == 200);
+  CHECK(streamed.headers[http::field::content_type] == "text/event-stream");
+  const auto events = sse_events(streamed.body);
+  CHECK(events.size() >= 2);
+  std::string text;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    auto event = parse(parser, events[i]);
+    text += event["text_output"].get_string().value();
+    CHECK((i + 1 < events.size()) == (event["finish_reason"].error() == simdjson::NO_SUCH_FIELD));
+  }
+  CHECK(text == expected);
+
+  // The model as Triton describes one: metadata with text_input / text_output, ready, indexed.
+  const Reply metadata = client.get("/v2/models/smollm2");
+  CHECK(metadata.status == 200);
+  CHECK(metadata.body.find(R"("name":"text_input","datatype":"BYTES")") != std::string::npos);
+  CHECK(client.get("/v2/models/smollm2/ready").status == 200);
+  CHECK(client.get("/v2/models/smollm2/versions/2/ready").status == 404);
+  CHECK(client.post("/v2/repository/index", "").body.find(R"({"name":"smollm2","version":"1","state":"READY"})") !=
+        std::string::npos);
+}
+
+TEST_CASE("llm: a /v2/ws generate message streams its text as messages, then a final one") {
+  if (!have_model()) return;
+  Client http_client(shared_server().port());
+  const std::string expected = completion_text(
+      http_client, R"("prompt":"Once upon a time","max_tokens":24,"temperature":0,"ignore_eos":true)");
+
+  asio::io_context io;
+  beast::websocket::stream<tcp::socket> ws(io);
+  ws.next_layer().connect({asio::ip::make_address("127.0.0.1"), shared_server().port()});
+  ws.handshake("127.0.0.1", "/v2/ws");
+  auto receive = [&] {
+    beast::flat_buffer buffer;
+    ws.read(buffer);
+    return beast::buffers_to_string(buffer.data());
+  };
+  ws.text(true);
+  ws.write(asio::buffer(std::string(
+      R"({"id":"g1","model_name":"smollm2","text_input":"Once upon a time","parameters":{"stream":true,"max_tokens":24,"temperature":0,"ignore_eos":true}})")));
+  simdjson::dom::parser parser;
+  std::string text;
+  int messages = 0;
+  for (;;) {
+    const std::string m = receive();
+    auto e = parse(parser, m);
+    CHECK(e["id"].get_string().value() == "g1");
+    CHECK(e["model_name"].get_string().value() == "smollm2");
+    text += e["text_output"].get_string().value();
+    ++messages;
+    if (e["final"].error() != simdjson::NO_SUCH_FIELD) {
+      CHECK(e["finish_reason"].get_string().value() == "length");
+      CHECK(e["usage"]["completion_tokens"].get_int64().value() == 24);
+      break;
+    }
+    REQUIRE(messages < 100);
+  }
+  CHECK(messages > 2);  // streamed, not one answer
+  CHECK(text == expected);
+
+  // Not streamed: one message with all of it. A bad one: its error, with the status.
+  ws.write(asio::buffer(std::string(
+      R"({"id":"g2","model_name":"smollm2","text_input":"Once upon a time","max_tokens":24,"temperature":0,"ignore_eos":true})")));
+  auto whole = parse(parser, receive());
+  CHECK(whole["id"].get_string().value() == "g2");
+  CHECK(whole["text_output"].get_string().value() == expected);
+  CHECK(whole["final"].get_bool().value());
+  ws.write(asio::buffer(std::string(
+      R"({"id":"g3","model_name":"smollm2","text_input":"x","parameters":{"temperature":9}})")));
+  const std::string bad = receive();
+  CHECK(bad.find(R"("id":"g3")") != std::string::npos);
+  CHECK(bad.find(R"("status":400)") != std::string::npos);
+  CHECK(bad.find("parameters.temperature") != std::string::npos);
+  ws.close(beast::websocket::close_code::normal);
+}
+
+TEST_CASE("llm: bad generate requests get 400 or 404 naming what was wrong") {
+  if (!have_model()) return;
+  Client client(shared_server().port());
+  auto expect = [&](const std::string& path, const std::string& body, int status, const std::string& words) {
+    CAPTURE(body);
+    const Reply r = client.post(path, body);
+    CHECK(r.status == status);
+    CHECK_MESSAGE(r.body.find(words) != std::string::npos, r.body);
+  };
+  expect("/v2/models/smollm2/generate", R"({"parameters":{"max_tokens":2}})", 400, "text_input: missing");
+  expect("/v2/models/smollm2/generate", R"({"text_input":""})", 400, "text_input: empty");
+  expect("/v2/models/smollm2/generate", R"({"text_input":"x","bad_words":""})", 400, "bad_words: not supported");
+  expect("/v2/models/smollm2/generate", R"({"text_input":"x","parameters":{"top_k":"3"}})", 400, "parameters.top_k: expected a number");
+  expect("/v2/models/smollm2/generate", R"({"text_input":"x","parameters":[]})", 400, "parameters: expected an object");
+  expect("/v2/models/smollm2/generate_stream", R"({"text_input":"x","max_tokens":100000})", 400, "max_tokens");
+  expect("/v2/models/nope/generate", R"({"text_input":"x"})", 404, "unknown model 'nope'");
+  expect("/v2/models/smollm2/generate", "[1]", 400, "JSON object");
+  CHECK(client.post("/v2/models/smollm2/generate", R"({"text_input":"Hi","max_tokens":2})").status == 200);
 }

@@ -245,3 +245,101 @@ TEST_CASE("on stop, an idle websocket connection is closed with 1001 at once") {
   CHECK(client.read_until_closed() == 1001);
   CHECK(std::chrono::steady_clock::now() - started < 2s);  // not the drain timeout
 }
+
+namespace {
+
+// A server whose /v2/ws handler streams: the message "COUNT SIZE" is answered with COUNT
+// messages "i:<SIZE bytes>" through the connection's WebSocketStream, then the reply "done".
+class StreamingWsServer {
+ public:
+  explicit StreamingWsServer(ServerConfig config = test_config()) {
+    router_.add_websocket("/v2/ws", [this](std::string_view message, std::size_t,
+                                           const Tenant*, net::WebSocketStream* stream,
+                                           std::string& reply) -> asio::awaitable<void> {
+      const std::string text(message);
+      const auto space = text.find(' ');
+      const int count = std::stoi(text.substr(0, space));
+      const std::size_t size = std::stoul(text.substr(space + 1));
+      for (int i = 0; i < count; ++i) {
+        std::string part = std::to_string(i) + ":";
+        part.append(size, 'x');
+        const bool sent = co_await stream->send(std::move(part));
+        if (!sent) {
+          refused_ = true;
+          co_return;
+        }
+        ++sent_;
+      }
+      reply = "done";
+    });
+    server_ = std::make_unique<net::HttpServer>(io_.get_executor(), config, router_);
+    REQUIRE(server_->listen().ok());
+    server_->start();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~StreamingWsServer() {
+    server_->stop();
+    thread_.join();
+  }
+  std::uint16_t port() const { return server_->port(); }
+  int sent() const { return sent_.load(); }  // sends that returned true
+  bool refused() const { return refused_.load(); }
+
+ private:
+  asio::io_context io_;
+  net::Router router_;
+  std::unique_ptr<net::HttpServer> server_;
+  std::thread thread_;
+  std::atomic<int> sent_{0};
+  std::atomic<bool> refused_{false};
+};
+
+}  // namespace
+
+TEST_CASE("a streaming websocket handler's messages come in order, then its reply") {
+  StreamingWsServer server;
+  WsClient client(server.port());
+  client.send("5 3");
+  for (int i = 0; i < 5; ++i) CHECK(client.receive() == std::to_string(i) + ":xxx");
+  CHECK(client.receive() == "done");
+  client.send("0 1");  // nothing streamed: just the reply
+  CHECK(client.receive() == "done");
+}
+
+TEST_CASE("a streaming websocket handler waits while its client does not read") {
+  auto config = test_config();
+  config.ws_max_in_flight = 4;
+  StreamingWsServer server(config);
+  WsClient client(server.port());
+  // 256 messages of 256 KiB (64 MiB): far more than the socket buffers hold.
+  client.send("256 262144");
+  std::this_thread::sleep_for(300ms);
+  const int sent_while_paused = server.sent();
+  CHECK(sent_while_paused > 0);
+  CHECK(sent_while_paused < 256);  // held by the unread messages
+  for (int i = 0; i < 256; ++i) {
+    const std::string part = client.receive();
+    REQUIRE(part.size() == std::to_string(i).size() + 1 + 262144);
+    CHECK(part.rfind(std::to_string(i) + ":", 0) == 0);
+  }
+  CHECK(client.receive() == "done");
+  CHECK(server.sent() == 256);
+}
+
+TEST_CASE("a streaming websocket handler stops when its client goes away") {
+  auto config = test_config();
+  config.ws_max_in_flight = 2;
+  StreamingWsServer server(config);
+  {
+    WsClient client(server.port());
+    client.send("100000 65536");
+    CHECK(client.receive().rfind("0:", 0) == 0);
+    client.stream().next_layer().close();  // gone without a close frame
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!server.refused() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  CHECK(server.refused());
+  CHECK(server.sent() < 100000);
+}

@@ -21,13 +21,28 @@ using AsyncHandler =
     std::function<boost::asio::awaitable<void>(const HttpRequest&, HttpResponse&)>;
 using Handler = std::variant<SyncHandler, AsyncHandler>;
 
-// One WebSocket text message in, one text message out. `message` is followed by at least
-// `capacity - message.size()` readable bytes (padding for in-place JSON parsing). `tenant` is
-// the one whose key opened the connection (null when auth is off); the handler applies its
-// per-request limits to each message. Handlers of one connection run concurrently; each may
-// suspend (e.g. to await a batch).
+// The messages a WebSocket handler sends before its final reply: a streamed answer (tokens as
+// they are generated). One per connection, shared by its handlers; each handler's messages
+// keep their order and come before its reply.
+class WebSocketStream {
+ public:
+  virtual ~WebSocketStream() = default;
+  // Queues `message` and returns once the connection holds fewer than
+  // server.ws_max_in_flight unsent messages: a client that reads slowly holds the handler
+  // here (backpressure). false once the connection is broken or the client gone: stop.
+  virtual boost::asio::awaitable<bool> send(std::string message) = 0;
+};
+
+// One WebSocket text message in; `reply` is the last message sent for it, after any the
+// handler sent through `stream` (null where a handler runs without a connection). `message`
+// is followed by at least `capacity - message.size()` readable bytes (padding for in-place
+// JSON parsing). `tenant` is the one whose key opened the connection (null when auth is off);
+// the handler applies its per-request limits to each message. Handlers of one connection run
+// concurrently; each may suspend (e.g. to await a batch). A client that goes away cancels
+// them (terminal cancellation of the handler's coroutine).
 using WebSocketHandler = std::function<boost::asio::awaitable<void>(
-    std::string_view message, std::size_t capacity, const Tenant* tenant, std::string& reply)>;
+    std::string_view message, std::size_t capacity, const Tenant* tenant,
+    WebSocketStream* stream, std::string& reply)>;
 
 // Maps (method, path) to a handler. Patterns are '/'-separated segments, each literal or a
 // parameter "{name}" matching one non-empty segment: "/v2/models/{model}/ready".

@@ -1,0 +1,172 @@
+#include "generation_fields.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "coinfer/core/json_writer.hpp"
+
+namespace coinfer::generation_fields {
+
+namespace ondemand = simdjson::ondemand;
+using generation::FinishReason;
+
+Status read_string(ondemand::value& value, std::string_view key, std::string& out) {
+  std::string_view s;
+  if (value.get_string().get(s)) return Status::invalid(std::string(key) + ": expected a string");
+  out = s;
+  return {};
+}
+
+Status read_bool(ondemand::value& value, std::string_view key, bool& out) {
+  if (value.get_bool().get(out)) return Status::invalid(std::string(key) + ": expected a boolean");
+  return {};
+}
+
+template <class T>
+Status read_number(ondemand::value& value, std::string_view key, T& out, double min, double max) {
+  double d = 0;
+  if (value.get_double().get(d) || !std::isfinite(d)) {
+    return Status::invalid(std::string(key) + ": expected a number");
+  }
+  if (d < min || d > max) {
+    return Status::invalid(std::string(key) + ": must be in [" + std::to_string(min) + ", " +
+                           std::to_string(max) + "], got " + std::to_string(d));
+  }
+  if constexpr (std::is_integral_v<T>) {
+    if (d != std::floor(d)) return Status::invalid(std::string(key) + ": expected an integer");
+  }
+  out = static_cast<T>(d);
+  return {};
+}
+template Status read_number<int>(ondemand::value&, std::string_view, int&, double, double);
+template Status read_number<float>(ondemand::value&, std::string_view, float&, double, double);
+template Status read_number<double>(ondemand::value&, std::string_view, double&, double, double);
+
+namespace {
+
+// A string or an array of strings; at most 16, each 1 to 256 bytes.
+Status read_stop(ondemand::value& value, std::vector<std::string>& out) {
+  ondemand::json_type type;
+  if (value.type().get(type)) return Status::invalid("stop: invalid JSON");
+  if (type == ondemand::json_type::null) return {};
+  if (type == ondemand::json_type::string) {
+    std::string s;
+    if (auto st = read_string(value, "stop", s); !st.ok()) return st;
+    out.push_back(std::move(s));
+  } else {
+    ondemand::array array;
+    if (value.get_array().get(array)) return Status::invalid("stop: expected a string or an array of strings");
+    for (auto element : array) {
+      std::string_view s;
+      if (element.get_string().get(s)) return Status::invalid("stop: expected strings");
+      out.emplace_back(s);
+    }
+  }
+  if (out.size() > 16) return Status::invalid("stop: at most 16 stop strings");
+  for (const auto& s : out) {
+    if (s.empty() || s.size() > 256) return Status::invalid("stop: each string must hold 1 to 256 bytes");
+  }
+  return {};
+}
+
+}  // namespace
+
+Status read_field(std::string_view key, ondemand::value& value, Fields& out, bool& known) {
+  auto& g = out.generation;
+  auto& sp = g.sampling;
+  known = true;
+  if (key == "max_tokens" || key == "max_completion_tokens") {
+    out.max_tokens_given = true;
+    return read_number(value, key, g.max_tokens, 1, 1 << 20);
+  }
+  if (key == "min_tokens") return read_number(value, key, g.min_tokens, 0, 1 << 20);
+  if (key == "temperature") return read_number(value, key, sp.temperature, 0, 2);
+  if (key == "top_p") return read_number(value, key, sp.top_p, 0, 1);
+  if (key == "top_k") return read_number(value, key, sp.top_k, -1, 1 << 20);
+  if (key == "min_p") return read_number(value, key, sp.min_p, 0, 1);
+  if (key == "presence_penalty") return read_number(value, key, sp.presence_penalty, -2, 2);
+  if (key == "frequency_penalty") return read_number(value, key, sp.frequency_penalty, -2, 2);
+  if (key == "repetition_penalty") return read_number(value, key, sp.repetition_penalty, 0.01, 100);
+  if (key == "seed") {
+    std::int64_t seed = 0;
+    if (value.get_int64().get(seed)) return Status::invalid("seed: expected an integer");
+    sp.seed = static_cast<std::uint64_t>(seed);
+    return {};
+  }
+  if (key == "stop") return read_stop(value, g.stop);
+  if (key == "stop_token_ids") {
+    ondemand::array array;
+    if (value.get_array().get(array)) return Status::invalid("stop_token_ids: expected an array");
+    for (auto element : array) {
+      std::int64_t id = 0;
+      if (element.get_int64().get(id) || id < 0 || id > INT32_MAX) {
+        return Status::invalid("stop_token_ids: expected token ids");
+      }
+      g.stop_token_ids.push_back(static_cast<std::int32_t>(id));
+    }
+    return {};
+  }
+  if (key == "ignore_eos") return read_bool(value, key, g.ignore_eos);
+  if (key == "skip_special_tokens") return read_bool(value, key, g.skip_special_tokens);
+  if (key == "priority") return read_number(value, key, g.priority, -1000000, 1000000);
+  if (key == "timeout") return read_number(value, key, out.timeout_s, 0.001, 86400);
+  known = false;
+  return {};
+}
+
+Status prepare(const generation::Generator& engine, std::int32_t default_max_tokens,
+               Fields& fields) {
+  auto& g = fields.generation;
+  if (auto s = g.sampling.validate(); !s.ok()) return s;
+  if (g.min_tokens > g.max_tokens && fields.max_tokens_given) {
+    return Status::invalid("min_tokens: must not exceed max_tokens");
+  }
+  if (!fields.max_tokens_given) g.max_tokens = default_max_tokens;
+  const std::int64_t context = engine.max_model_len();
+  if (g.max_tokens < 1) {
+    return Status::invalid("prompt: its " + std::to_string(g.prompt.size()) +
+                           " tokens leave no room in the model's context of " +
+                           std::to_string(context) + " tokens");
+  }
+  if (static_cast<std::int64_t>(g.prompt.size()) + g.max_tokens > context) {
+    return Status::invalid("max_tokens: " + std::to_string(g.prompt.size()) + " prompt tokens + " +
+                           std::to_string(g.max_tokens) + " exceed the model's context of " +
+                           std::to_string(context) + " tokens");
+  }
+  if (fields.timeout_s > 0) {
+    g.deadline = generation::Clock::now() +
+                 std::chrono::duration_cast<generation::Clock::duration>(
+                     std::chrono::duration<double>(fields.timeout_s));
+  }
+  return {};
+}
+
+Status finish_status(const generation::GenerationUpdate& u) {
+  switch (u.finish) {
+    case FinishReason::timeout:
+      return Status(Errc::deadline_exceeded, "the request's timeout passed before it finished");
+    case FinishReason::cancelled:
+      return Status(Errc::unavailable, "the server is shutting down");
+    case FinishReason::error:
+      return u.error.ok() ? Status(Errc::internal, "generation failed") : u.error;
+    default:
+      return {};
+  }
+}
+
+void append_usage(std::string& out, const generation::GenerationUpdate& u) {
+  out += R"("usage":{"prompt_tokens":)";
+  json_append_number(out, u.prompt_tokens);
+  out += R"(,"completion_tokens":)";
+  json_append_number(out, u.completion_tokens);
+  out += R"(,"total_tokens":)";
+  json_append_number(out, u.prompt_tokens + u.completion_tokens);
+  if (u.cached_tokens > 0) {
+    out += R"(,"prompt_tokens_details":{"cached_tokens":)";
+    json_append_number(out, u.cached_tokens);
+    out += '}';
+  }
+  out += '}';
+}
+
+}  // namespace coinfer::generation_fields

@@ -1,0 +1,52 @@
+#pragma once
+// What the text-generation protocols share (OpenAI's completions in openai_completions.cpp,
+// Triton's generate extension in triton_generate.cpp): reading the generation fields of a
+// request, checking a request against the model, and how a generation finished.
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+
+#include "coinfer/core/status.hpp"
+#include "coinfer/generation/generator.hpp"
+
+namespace coinfer::generation_fields {
+
+Status read_string(simdjson::ondemand::value& value, std::string_view key, std::string& out);
+Status read_bool(simdjson::ondemand::value& value, std::string_view key, bool& out);
+// A finite number in [min, max]; an integer when T is one.
+template <class T>
+Status read_number(simdjson::ondemand::value& value, std::string_view key, T& out, double min,
+                   double max);
+
+// A request's generation fields: the engine's request and what decides its limits.
+struct Fields {
+  generation::GenerationRequest generation;
+  bool max_tokens_given = false;
+  double timeout_s = 0;  // 0: none
+};
+
+// Reads `key` into `out` when it is one of the fields every generation protocol takes
+// (max_tokens, min_tokens, the sampling parameters, seed, stop, stop_token_ids, ignore_eos,
+// skip_special_tokens, priority, timeout) and sets `known`; errors name the key.
+Status read_field(std::string_view key, simdjson::ondemand::value& value, Fields& out,
+                  bool& known);
+
+// Once the prompt is tokenized: max_tokens defaults to `default_max_tokens` when the request
+// gave none, prompt + max_tokens must fit the model's context, the timeout becomes a deadline.
+Status prepare(const generation::Generator& engine, std::int32_t default_max_tokens,
+               Fields& fields);
+
+// ok for stop and length; the error a timeout, a shutdown or a failure reports.
+Status finish_status(const generation::GenerationUpdate& update);
+
+// Cancels a generation when its handler ends for any reason (a client gone, an error).
+struct CancelOnExit {
+  generation::GenerationStream& stream;
+  ~CancelOnExit() { stream.cancel(); }
+};
+
+// OpenAI's usage object, "usage":{"prompt_tokens",...}, appended to `out`.
+void append_usage(std::string& out, const generation::GenerationUpdate& update);
+
+}  // namespace coinfer::generation_fields

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Classifier benchmark: the digits MLP (assets/digits_mlp) over OIP v2 infer, in one run:
-#   coinfer_on   coinfer-serve, dynamic batching on  (max_batch_size 64, max_queue_delay_us 2000)
-#   coinfer_off  coinfer-serve, batching off         (max_batch_size 1)
+#   coinfer_on     coinfer-serve, dynamic batching on, the default policy (max_batch_size 64,
+#                  max_queue_delay_us 0: a batch forms as soon as the executor is free)
+#   coinfer_delay  the same with the former default, max_queue_delay_us 2000 (a partial batch
+#                  waits for company)
+#   coinfer_off    coinfer-serve, batching off         (max_batch_size 1)
 #   torch        bench/torch_peer.py: FastAPI + uvicorn + PyTorch (CPU), Debian's packages
-# at wrk concurrency 1, 8, 64, 256: throughput, p50 and p99 latency, and for coinfer the mean
+# at wrk concurrency 1, 4, 16, 64, 256: throughput, p50 and p99 latency, and for coinfer the mean
 # executed batch size (coinfer_inference_count / coinfer_inference_exec_count from /metrics,
 # as the difference over the measured run).
 #
@@ -37,9 +40,9 @@
 #   BENCH_DURATION       seconds measured per point            (default 6)
 #   BENCH_WARMUP         seconds of unreported warm-up per point (default 1)
 #   BENCH_ROUNDS         interleaved rounds; medians reported  (default 1)
-#   BENCH_CONCURRENCY    wrk connection counts                 (default "1 8 64 256")
+#   BENCH_CONCURRENCY    wrk connection counts                 (default "1 4 16 64 256")
 #   BENCH_MAX_BATCH      max_batch_size with batching on       (default 64)
-#   BENCH_QUEUE_DELAY_US max_queue_delay_us                    (default 2000)
+#   BENCH_QUEUE_DELAY_US coinfer_delay's max_queue_delay_us     (default 2000)
 #   BENCH_SERVER_CPU     core for the servers                  (default 0)
 #   BENCH_CLIENT_CPU     core for wrk                          (default 1)
 #   BENCH_QUIET_WAIT     max seconds to wait for a quiet machine, in all (default 900)
@@ -55,7 +58,7 @@ COINFER_SERVE=${COINFER_SERVE:-build/coinfer-serve}
 DURATION=${BENCH_DURATION:-6}
 WARMUP=${BENCH_WARMUP:-1}
 ROUNDS=${BENCH_ROUNDS:-1}
-read -r -a CONCURRENCY <<<"${BENCH_CONCURRENCY:-1 8 64 256}"
+read -r -a CONCURRENCY <<<"${BENCH_CONCURRENCY:-1 4 16 64 256}"
 MAX_BATCH=${BENCH_MAX_BATCH:-64}
 QUEUE_DELAY_US=${BENCH_QUEUE_DELAY_US:-2000}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
@@ -67,7 +70,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 WEIGHTS=assets/digits_mlp/model.safetensors
 SPLIT=assets/digits_mlp/test_split.safetensors
 export BENCH_INFER_PATH=/v2/models/digits/infer
-SERVERS=(coinfer_on coinfer_off torch)
+SERVERS=(coinfer_on coinfer_delay coinfer_off torch)
 
 log() { printf '[classifier_bench] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -202,9 +205,9 @@ SERVE_BIN=$TMP/bin/coinfer-serve-bench
 COINFER_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || COINFER_REV+="+dirty"
 
-# start_coinfer NAME MAX_BATCH
+# start_coinfer NAME MAX_BATCH QUEUE_DELAY_US
 start_coinfer() {
-  local name=$1 max_batch=$2 conf=$TMP/$1.toml port=""
+  local name=$1 max_batch=$2 delay=$3 conf=$TMP/$1.toml port=""
   cat >"$conf" <<EOF
 [server]
 port = 0
@@ -214,7 +217,7 @@ threads = 1
 kind = "mlp"
 weights = "$PWD/$WEIGHTS"
 max_batch_size = $max_batch
-max_queue_delay_us = $QUEUE_DELAY_US
+max_queue_delay_us = $delay
 EOF
   taskset -c "$SERVER_CPU" "$SERVE_BIN" --config "$conf" >"$TMP/$name.out" 2>"$TMP/$name.err" &
   SERVER_PID=$!
@@ -228,10 +231,11 @@ EOF
   wait_http "http://127.0.0.1:$port/v2/health/ready" || die "$name: not ready on port $port"
   log "$name: listening on port $port (max_batch_size $max_batch)"
   PIDS[$name]=$SERVER_PID URLS[$name]="http://127.0.0.1:$port" SERVER_PID=""
-  INFO[$name]="coinfer-serve git $COINFER_REV, 1 I/O + 1 compute thread sharing core $SERVER_CPU, max_batch_size $max_batch, max_queue_delay_us $QUEUE_DELAY_US"
+  INFO[$name]="coinfer-serve git $COINFER_REV, 1 I/O + 1 compute thread sharing core $SERVER_CPU, max_batch_size $max_batch, max_queue_delay_us $delay"
 }
-start_coinfer coinfer_on "$MAX_BATCH"
-start_coinfer coinfer_off 1
+start_coinfer coinfer_on "$MAX_BATCH" 0
+start_coinfer coinfer_delay "$MAX_BATCH" "$QUEUE_DELAY_US"
+start_coinfer coinfer_off 1 0
 
 UVICORN_LOOP=asyncio UVICORN_HTTP=h11
 "$PYTHON" -c 'import uvloop' 2>/dev/null && UVICORN_LOOP=uvloop
@@ -250,12 +254,12 @@ PIDS[torch]=$SERVER_PID URLS[torch]="http://127.0.0.1:$port" SERVER_PID=""
 INFO[torch]="$PY_VERSIONS [Debian: $TORCH_PKG], 1 uvicorn worker on core $SERVER_CPU, loop=$UVICORN_LOOP, http=$UVICORN_HTTP, torch threads 1, FP32"
 
 # --- correctness: all held-out digits, one request each, on every server -------------------
-"$PYTHON" - "$SPLIT" "$BODY_FILE" "${URLS[coinfer_on]}" "${URLS[coinfer_off]}" "${URLS[torch]}" <<'EOF' \
+"$PYTHON" - "$SPLIT" "$BODY_FILE" "${URLS[coinfer_on]}" "${URLS[coinfer_delay]}" "${URLS[coinfer_off]}" "${URLS[torch]}" <<'EOF' \
   || die "correctness check failed"
 import http.client, json, struct, sys, urllib.parse
 import numpy as np
 split, body_file, *urls = sys.argv[1:]
-names = ["coinfer_on", "coinfer_off", "torch"]
+names = ["coinfer_on", "coinfer_delay", "coinfer_off", "torch"]
 raw = open(split, "rb").read()
 (n,) = struct.unpack("<Q", raw[:8])
 hdr = json.loads(raw[8:8 + n])
@@ -292,13 +296,14 @@ for name, url in zip(names, urls):
     labels[name], probs[name] = np.array(ls), np.array(ps)
     print(f"[classifier_bench] {name}: held-out accuracy {(labels[name] == y).sum()}/{len(y)}",
           file=sys.stderr)
-for name in ("coinfer_on", "coinfer_off"):
+for name in ("coinfer_on", "coinfer_delay", "coinfer_off"):
     same = int((labels[name] == labels["torch"]).sum())
     diff = float(np.abs(probs[name] - probs["torch"]).max())
     print(f"[classifier_bench] {name} vs torch: labels equal on {same}/{len(y)}, "
           f"max |Δprobability| {diff:.2e} (INT8 vs FP32)", file=sys.stderr)
     assert same == len(y), f"{name}: labels differ from torch's on {len(y) - same} digits"
 assert (labels["coinfer_on"] == labels["coinfer_off"]).all()
+assert (labels["coinfer_delay"] == labels["coinfer_off"]).all()
 EOF
 
 # --- measure -------------------------------------------------------------------------------
@@ -443,6 +448,8 @@ ratio = lambda a, b: round(a / b, 2) if a and b else None
 on_off = {c: ratio(rps("coinfer_on", c), rps("coinfer_off", c)) for c in concs}
 on_torch = {c: ratio(rps("coinfer_on", c), rps("torch", c)) for c in concs}
 off_torch = {c: ratio(rps("coinfer_off", c), rps("torch", c)) for c in concs}
+delay_off = {c: ratio(rps("coinfer_delay", c), rps("coinfer_off", c)) for c in concs}
+on_delay = {c: ratio(rps("coinfer_on", c), rps("coinfer_delay", c)) for c in concs}
 target = on_off.get(64)
 summary = {
     "bench": "classifier_oip_infer_summary",
@@ -451,39 +458,41 @@ summary = {
     "loadavg_1m": round(os.getloadavg()[0], 2), "server_cpu": int(scpu), "client_cpu": int(ccpu),
     "wrk": wrk_v, "max_batch_size": int(max_batch), "max_queue_delay_us": int(delay),
     "batching_on_over_off": on_off, "coinfer_on_over_torch": on_torch,
-    "coinfer_off_over_torch": off_torch,
+    "coinfer_off_over_torch": off_torch, "delay_over_off": delay_off,
+    "on_over_delay": on_delay,
     "target_on_over_off_at_64": 10, "met_on_over_off_target": None if target is None else target >= 10,
     "noisy": sorted(f"{k[0]}@{k[1]}" for k, v in res.items() if v["noisy"]),
-    "server_info": {name: res[name, concs[0]]["server_info"] for name in ("coinfer_on", "coinfer_off", "torch") if (name, concs[0]) in res},
+    "server_info": {name: res[name, concs[0]]["server_info"] for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch") if (name, concs[0]) in res},
 }
 print(json.dumps(summary))
 fmt = lambda v, nd: "—" if v is None else f"{v:,.{nd}f}"
-labels = {"coinfer_on": f"coinfer, batching on (≤ {max_batch}, {delay} µs)",
+labels = {"coinfer_on": f"coinfer, batching on (≤ {max_batch}, no delay: the default)",
+          "coinfer_delay": f"coinfer, batching on (≤ {max_batch}, {delay} µs: the former default)",
           "coinfer_off": "coinfer, batching off (max_batch_size 1)", "torch": "FastAPI + PyTorch peer"}
 print()
 print("| server | concurrency | req/s | p50 (ms) | p99 (ms) | mean batch |")
 print("|---|---:|---:|---:|---:|---:|")
-for name in ("coinfer_on", "coinfer_off", "torch"):
+for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch"):
     for c in concs:
         r = res.get((name, c))
         if r:
             print(f"| {labels[name]} | {c} | {fmt(r['req_per_s'], 0)} | {fmt(r['p50_ms'], 2)} | "
                   f"{fmt(r['p99_ms'], 2)} | {fmt(r['mean_batch'], 2) if name != 'torch' else '—'} |")
 print()
-print("| concurrency | batching on / off | coinfer (on) / torch | coinfer (off) / torch |")
-print("|---:|---:|---:|---:|")
+print("| concurrency | batching on / off | former default (delay) / off | on / former default | coinfer (on) / torch | coinfer (off) / torch |")
+print("|---:|---:|---:|---:|---:|---:|")
 for c in concs:
     mark = ""
     if c == 64 and on_off[c] is not None:
         mark = f" (target ≥ 10×: {'met' if on_off[c] >= 10 else 'NOT met'})"
     f = lambda v: "—" if v is None else f"{v}×"
-    print(f"| {c} | {f(on_off[c])}{mark} | {f(on_torch[c])} | {f(off_torch[c])} |")
+    print(f"| {c} | {f(on_off[c])}{mark} | {f(delay_off[c])} | {f(on_delay[c])} | {f(on_torch[c])} | {f(off_torch[c])} |")
 first = res[next(iter(res))]
 print()
 print(f"{summary['date']}; {os.cpu_count()} cores; servers on core {scpu} (coinfer's I/O and compute "
       f"threads share it), wrk {wrk_v} on core {ccpu}, 1 wrk thread; {first['duration_s']} s per point, "
       f"{first['rounds']} interleaved round(s), medians.")
-for name in ("coinfer_on", "coinfer_off", "torch"):
+for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch"):
     if name in summary["server_info"]:
         print(f"- {name}: {summary['server_info'][name]}")
 if summary["noisy"]:

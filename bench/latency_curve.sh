@@ -29,7 +29,7 @@
 #   LC_WARMUP_S         unmeasured seconds per point  (default 1)
 #   LC_HTTP_CONNECTIONS HTTP connections (= most in flight)            (default 256)
 #   LC_WS_CONNECTIONS   WebSocket connections, each up to 64 in flight (default 4)
-#   LC_QUEUE_DELAY_US   max_queue_delay_us with batching on            (default 2000)
+#   LC_QUEUE_DELAY_US   max_queue_delay_us with batching on            (default 0, the default policy)
 #   LC_STOP_P99_MS      a series stops after a point with a p99 above this (default 200)
 #   LC_P99_TARGET_MS    the p99 target in the summary and on the plot  (default 10)
 #   LC_SERVER_CPU / LC_CLIENT_CPU  cores                 (default 0 / 1)
@@ -47,7 +47,7 @@ DURATION=${LC_DURATION_S:-4}
 WARMUP=${LC_WARMUP_S:-1}
 HTTP_CONNECTIONS=${LC_HTTP_CONNECTIONS:-256}
 WS_CONNECTIONS=${LC_WS_CONNECTIONS:-4}
-QUEUE_DELAY_US=${LC_QUEUE_DELAY_US:-2000}
+QUEUE_DELAY_US=${LC_QUEUE_DELAY_US:-0}
 STOP_P99_MS=${LC_STOP_P99_MS:-200}
 P99_TARGET_MS=${LC_P99_TARGET_MS:-10}
 SERVER_CPU=${LC_SERVER_CPU:-0}

@@ -1,7 +1,7 @@
 // The OpenAI-compatible request decoders: the bodies of POST /v1/embeddings, /tokenize,
-// /detokenize, /v1/completions and /v1/chat/completions (add_openai_routes; the service has
-// no language model, so a completion that parses ends 404 after its whole body was read and
-// checked), each run through its route as the server runs it (routed,
+// /detokenize, /v1/completions and /v1/chat/completions (add_openai_routes), and of Triton's
+// /v2/models/llm/generate[_stream] (the service has no language model, so a generation
+// request that parses ends 404 after its whole body was read and checked), each run through its route as the server runs it (routed,
 // the body padded as the server holds it); embeddings go through the endpoint's pipeline
 // (tokenizer, batcher, model, encoder) like any request.
 //
@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const fuzz::PaddedBuffer body({reinterpret_cast<const char*>(data), size});
   for (std::string_view path :
-       {"/v1/embeddings", "/tokenize", "/detokenize", "/v1/completions", "/v1/chat/completions"}) {
+       {"/v1/embeddings", "/tokenize", "/detokenize", "/v1/completions", "/v1/chat/completions",
+        "/v2/models/llm/generate", "/v2/models/llm/generate_stream"}) {
     net::HttpRequest request;
     request.method = net::Method::post;
     request.target = request.path = path;

@@ -119,8 +119,9 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
   const std::string model(req.param("model"));
   generation::Generator* engine = nullptr;
   GenerateRequest r;
-  Status status = repo.find_generator(model, req.tenant, engine);
-  if (status.ok()) status = read_generate(req.body, req.body_capacity, false, r);
+  // The body first: a request is checked whole before the model is looked up.
+  Status status = read_generate(req.body, req.body_capacity, false, r);
+  if (status.ok()) status = repo.find_generator(model, req.tenant, engine);
   std::shared_ptr<GenerationStream> stream;
   const auto executor = co_await asio::this_coro::executor;
   if (status.ok()) status = start(*engine, r, executor, stream);

@@ -12,7 +12,9 @@ namespace coinfer {
 struct BatchPolicy {
   int max_batch_size = 64;  // rows per batch; 1 turns batching off
   // A batch is formed once the oldest queued request has waited this long, even if small.
-  std::chrono::microseconds max_queue_delay{2000};
+  // 0 (the default): as soon as the executor can take one, so a request at an idle executor
+  // runs at once and those arriving while a batch computes make the next batch.
+  std::chrono::microseconds max_queue_delay{0};
   // Sizes at which a batch is formed at once, without waiting for max_queue_delay.
   std::vector<int> preferred_batch_sizes;
   std::size_t max_queue_size = 1024;  // queued requests; more are rejected at once (503)

@@ -52,7 +52,7 @@ struct ModelConfig {
   int cuda_streams = 2;
   // Dynamic batching (see BatchPolicy): max_batch_size = 1 turns batching off.
   int max_batch_size = 64;
-  std::uint32_t max_queue_delay_us = 2000;
+  std::uint32_t max_queue_delay_us = 0;
   std::vector<int> preferred_batch_sizes;
   std::size_t max_queue_size = 1024;
   std::size_t max_batch_bytes = 64 * 1024 * 1024;  // staging of one batch (BatchPolicy)

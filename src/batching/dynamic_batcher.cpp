@@ -398,8 +398,9 @@ void DynamicBatcher::expire_locked(clock::time_point now) {
 
 // A buffer is ready when it is full, holds a preferred batch size, or its oldest request has
 // waited max_queue_delay. Among ready buffers the highest priority goes first, then the oldest.
-StagingBuffer* DynamicBatcher::pick_ready_locked(clock::time_point now,
-                                                 clock::time_point& next_wake) {
+StagingBuffer* DynamicBatcher::pick_ready_locked(clock::time_point now, bool yielded,
+                                                 clock::time_point& next_wake,
+                                                 bool& wants_yield) {
   const int min_preferred = policy_.preferred_batch_sizes.empty()
                                 ? policy_.max_batch_size
                                 : *std::min_element(policy_.preferred_batch_sizes.begin(),
@@ -422,10 +423,15 @@ StagingBuffer* DynamicBatcher::pick_ready_locked(clock::time_point now,
       continue;
     }
     if (rows == 0 || b->writers > 0) continue;  // a writer's enqueue re-checks
+    const bool no_delay = policy_.max_queue_delay.count() == 0;
     const bool ready = b->state == StagingBuffer::State::sealed || rows >= min_preferred ||
-                       now >= oldest + policy_.max_queue_delay;
+                       (no_delay ? yielded : now >= oldest + policy_.max_queue_delay);
     if (!ready) {
-      next_wake = std::min(next_wake, oldest + policy_.max_queue_delay);
+      if (no_delay) {
+        wants_yield = true;
+      } else {
+        next_wake = std::min(next_wake, oldest + policy_.max_queue_delay);
+      }
       continue;
     }
     if (!best || b->priority < best->priority ||
@@ -467,12 +473,13 @@ void DynamicBatcher::compact_locked(StagingBuffer& buffer) {
   buffer.used_tokens = token;
 }
 
-void DynamicBatcher::maybe_flush_locked() {
+void DynamicBatcher::maybe_flush_locked(bool yielded) {
   const auto now = clock::now();
   expire_locked(now);
   auto next_wake = clock::time_point::max();
+  bool wants_yield = false;
   while (in_flight_ < executor_.concurrency()) {
-    StagingBuffer* buffer = pick_ready_locked(now, next_wake);
+    StagingBuffer* buffer = pick_ready_locked(now, yielded, next_wake, wants_yield);
     if (!buffer) break;
     compact_locked(*buffer);
     buffer->state = StagingBuffer::State::computing;
@@ -488,6 +495,15 @@ void DynamicBatcher::maybe_flush_locked() {
   if (in_flight_ >= executor_.concurrency()) {
     // The batch in flight re-checks when it completes; only deadlines need a timer meanwhile.
     next_wake = clock::time_point::max();
+  } else if (wants_yield && !flush_posted_) {
+    // A partial batch at a free executor: flush once the I/O threads have run what they have
+    // queued (their requests join it), not now and not after a delay.
+    flush_posted_ = true;
+    asio::post(strand_, [this] {
+      std::lock_guard lock(mutex_);
+      flush_posted_ = false;
+      maybe_flush_locked(/*yielded=*/true);
+    });
   }
   for (auto& b : buffers_) {
     if (b->state == StagingBuffer::State::free || b->state == StagingBuffer::State::computing) {
@@ -617,7 +633,7 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
   }
   free_locked(buffer);
   --in_flight_;
-  maybe_flush_locked();
+  maybe_flush_locked(/*yielded=*/true);  // what arrived meanwhile has waited: it goes now
   // Notified under the lock: a destructor waiting for it cannot run before this returns.
   if (in_flight_ == 0) no_batch_in_flight_.notify_all();
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -174,6 +175,24 @@ TEST_CASE("a partial batch is formed when the oldest request has waited max_queu
   CHECK(b.get().output == std::vector<float>{2});
   CHECK(c.get().output == std::vector<float>{3});
   CHECK(f.model.batches() == std::vector<std::vector<float>>{{1, 2, 3}});
+}
+
+TEST_CASE("with no delay, a lone request runs at once and requests of one I/O pass share a batch") {
+  Fixture f(policy(64, 0us));
+  auto lone = f.spawn(7);
+  REQUIRE(lone.wait_for(5s) == std::future_status::ready);
+  CHECK(lone.get().output == std::vector<float>{7});
+  // Three requests started by one handler on the I/O thread: the first one's flush is posted
+  // behind the other two, which join its batch.
+  std::promise<std::array<std::future<Result>, 3>> started;
+  asio::post(f.io, [&] {
+    started.set_value({asio::co_spawn(f.io, f.request(1), asio::use_future),
+                       asio::co_spawn(f.io, f.request(2), asio::use_future),
+                       asio::co_spawn(f.io, f.request(3), asio::use_future)});
+  });
+  auto futures = started.get_future().get();
+  for (auto& future : futures) CHECK(future.get().status.ok());
+  CHECK(f.model.batches() == std::vector<std::vector<float>>{{7}, {1, 2, 3}});
 }
 
 TEST_CASE("a preferred batch size is flushed without waiting for the delay") {

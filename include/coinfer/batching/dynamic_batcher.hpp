@@ -79,7 +79,10 @@ struct SubmitOptions {
 // elements straight into them, then it awaits async_submit. A batch is formed when the
 // executor can take one and (a) a buffer holds max_batch_size rows, (b) it holds a preferred
 // batch size, or (c) its oldest request has waited max_queue_delay. A timer on the oldest
-// request's delay and arrivals drive this; nothing polls. While a batch computes, further
+// request's delay and arrivals drive this; nothing polls. With max_queue_delay 0 (the default)
+// (c) is "once the I/O threads have run what they had queued": an arrival at an idle executor
+// posts one flush behind the handlers already queued (reads that completed, requests being
+// decoded), so a request alone runs at once and a burst that arrived together runs together. While a batch computes, further
 // requests fill other buffers (at least two), so batch N+1 fills while N computes.
 // Completions are delivered on each request's own executor.
 class DynamicBatcher {
@@ -155,8 +158,11 @@ class DynamicBatcher {
   // All below run with mutex_ held.
   void remove_locked(BatchTicket& ticket);
   void expire_locked(clock::time_point now);
-  void maybe_flush_locked();
-  StagingBuffer* pick_ready_locked(clock::time_point now, clock::time_point& next_wake);
+  // `yielded`: the I/O threads have run what they had queued since the last arrival (the
+  // posted flush, or a batch just finished), so a partial batch may go without a delay.
+  void maybe_flush_locked(bool yielded = false);
+  StagingBuffer* pick_ready_locked(clock::time_point now, bool yielded,
+                                   clock::time_point& next_wake, bool& wants_yield);
   void compact_locked(StagingBuffer& buffer);
   void arm_timer_locked(clock::time_point wake);
   void complete(BatchTicket& ticket, Status status);  // without the lock
@@ -177,6 +183,7 @@ class DynamicBatcher {
   int in_flight_ = 0;       // batches computing
   std::condition_variable no_batch_in_flight_;
   clock::time_point armed_for_ = clock::time_point::max();
+  bool flush_posted_ = false;  // a yielded maybe_flush is queued on strand_
 
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   boost::asio::steady_timer timer_;  // touched only on strand_

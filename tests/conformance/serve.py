@@ -3,9 +3,9 @@ import os
 import subprocess
 
 
-def start_server(binary, config, scheme="http"):
+def start_server(binary, config, scheme="http", extra_args=()):
     """Returns (process, "HOST:PORT") once the server printed its listening line."""
-    proc = subprocess.Popen([binary, "--config", config, "--port", "0"],
+    proc = subprocess.Popen([binary, "--config", config, "--port", "0", *extra_args],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = proc.stdout.readline().strip()
     prefix = f"listening on {scheme}://"

@@ -1,12 +1,6 @@
 #include "coinfer/models/gguf.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <optional>
 #include <cmath>
 #include <cstring>
@@ -416,37 +410,16 @@ void ggml_quantize(std::uint32_t type, const float* values, std::size_t count,
 
 // --- GgufFile ------------------------------------------------------------------------------
 
-struct GgufFile::Mapping {
-  void* address = nullptr;
-  std::size_t size = 0;
-  ~Mapping() {
-    if (address) ::munmap(address, size);
-  }
-};
-
 GgufFile::GgufFile() = default;
 GgufFile::~GgufFile() = default;
 GgufFile::GgufFile(GgufFile&&) noexcept = default;
 GgufFile& GgufFile::operator=(GgufFile&&) noexcept = default;
 
 Status GgufFile::open(const std::filesystem::path& path, GgufFile& out) {
-  const std::string origin = path.string();
-  const int fd = ::open(origin.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::not_found(origin + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
-    ::close(fd);
-    return Status::invalid(origin + ": empty or unreadable file");
-  }
-  auto mapping = std::make_unique<Mapping>();
-  mapping->size = static_cast<std::size_t>(st.st_size);
-  void* address = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (address == MAP_FAILED) return Status::invalid(origin + ": mmap failed: " + std::strerror(errno));
-  mapping->address = address;
+  MappedFile mapping;
+  if (auto s = MappedFile::open(path, mapping); !s.ok()) return s;
   GgufFile file;
-  if (auto s = parse({static_cast<const std::byte*>(address), mapping->size}, origin, file); !s.ok())
-    return s;
+  if (auto s = parse(mapping.bytes(), path.string(), file); !s.ok()) return s;
   file.mapping_ = std::move(mapping);
   out = std::move(file);
   return {};

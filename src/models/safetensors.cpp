@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <fstream>
 #include <utility>
 
 namespace coinfer {
@@ -139,39 +138,23 @@ Status SafetensorsFile::open(const std::filesystem::path& path, SafetensorsFile&
   std::error_code ec;
   const std::uintmax_t file_size = std::filesystem::file_size(path, ec);
   if (ec) return Status::not_found(origin + ": cannot open: " + ec.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::not_found(origin + ": cannot open for reading");
   if (file_size < 8) {
     return bad(origin, "file is " + std::to_string(file_size) +
                            " bytes, shorter than the 8-byte header length");
   }
-  std::array<std::byte, 8> prefix;
-  if (!in.read(reinterpret_cast<char*>(prefix.data()), 8)) return bad(origin, "read failed");
-  const std::uint64_t header_size = read_le64(prefix.data());
-  if (header_size > max_header_bytes || header_size > file_size - 8) {
-    return bad(origin, "header length " + std::to_string(header_size) + " at offset 0 exceeds " +
-                           (header_size > max_header_bytes
-                                ? "the " + std::to_string(max_header_bytes) + "-byte cap"
-                                : "the file (" + std::to_string(file_size) + " bytes)"));
-  }
-  std::string header(header_size, '\0');
-  if (!in.read(header.data(), static_cast<std::streamsize>(header_size))) {
-    return bad(origin, "read failed in the header");
-  }
-  SafetensorsFile file;
-  file.data_size_ = file_size - 8 - header_size;
-  file.data_.resize((file.data_size_ + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
-  if (!in.read(reinterpret_cast<char*>(file.data_.data()),
-               static_cast<std::streamsize>(file.data_size_))) {
-    return bad(origin, "read failed in the data section");
-  }
-  if (auto status = file.index(header, origin); !status) return status;
-  out = std::move(file);
-  return {};
+  MappedFile mapping;
+  if (auto status = MappedFile::open(path, mapping); !status) return status;
+  const auto bytes = mapping.bytes();
+  return load(bytes, origin, &mapping, out);
 }
 
 Status SafetensorsFile::parse(std::span<const std::byte> bytes, std::string_view origin,
                               SafetensorsFile& out) {
+  return load(bytes, origin, nullptr, out);
+}
+
+Status SafetensorsFile::load(std::span<const std::byte> bytes, std::string_view origin,
+                             MappedFile* mapping, SafetensorsFile& out) {
   if (bytes.size() < 8) {
     return bad(origin, "file is " + std::to_string(bytes.size()) +
                            " bytes, shorter than the 8-byte header length");
@@ -185,11 +168,18 @@ Status SafetensorsFile::parse(std::span<const std::byte> bytes, std::string_view
   }
   SafetensorsFile file;
   const auto data = bytes.subspan(8 + header_size);
-  file.data_size_ = data.size();
-  file.data_.resize((data.size() + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
-  if (!data.empty()) std::memcpy(file.data_.data(), data.data(), data.size());
+  const bool aligned =
+      reinterpret_cast<std::uintptr_t>(data.data()) % alignof(std::max_align_t) == 0;
+  if (mapping != nullptr && aligned) {
+    file.data_ = data;  // in place: the mapping moves into the file below
+  } else {
+    file.copy_.resize((data.size() + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+    if (!data.empty()) std::memcpy(file.copy_.data(), data.data(), data.size());
+    file.data_ = {reinterpret_cast<const std::byte*>(file.copy_.data()), data.size()};
+  }
   const std::string_view header(reinterpret_cast<const char*>(bytes.data() + 8), header_size);
   if (auto status = file.index(header, origin); !status) return status;
+  if (mapping != nullptr && aligned) file.mapping_ = std::move(*mapping);
   out = std::move(file);
   return {};
 }
@@ -236,14 +226,14 @@ Status SafetensorsFile::index(std::string_view header_json, std::string_view ori
   const std::uint64_t data_start = 8 + header_json.size();  // file offset of the data section
   std::uint64_t previous_end = 0;
   std::string_view previous_name;
-  const auto* base = reinterpret_cast<const std::byte*>(data_.data());
+  const std::byte* base = data_.data();
   for (auto& p : placed) {
     const std::string range = "data_offsets [" + std::to_string(p.begin) + ", " +
                               std::to_string(p.end) + "] (file offset " +
                               std::to_string(data_start + p.begin) + ")";
-    if (p.end > data_size_) {
+    if (p.end > data_.size()) {
       return bad(origin, "tensor " + in_quotes(p.tensor.name) + ": " + range +
-                             " ends beyond the data section of " + std::to_string(data_size_) +
+                             " ends beyond the data section of " + std::to_string(data_.size()) +
                              " bytes");
     }
     if (p.begin < previous_end) {

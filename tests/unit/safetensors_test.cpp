@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace coinfer;
@@ -92,6 +94,47 @@ TEST_CASE("a well-formed file opens and exposes its tensors and metadata") {
   CHECK(seven == 7);
   CHECK(file.tensor("c") == nullptr);
   CHECK(file.metadata().at("accuracy") == "0.97");
+}
+
+namespace {
+// Whether `address` lies in a mapping of `file` in this process (/proc/self/maps).
+bool mapped_from(const void* address, const std::filesystem::path& file) {
+  std::ifstream maps("/proc/self/maps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find(std::filesystem::canonical(file).string()) == std::string::npos) continue;
+    std::uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%zx-%zx", &begin, &end) == 2 && at >= begin && at < end) {
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("tensors are read in place from the mapped file, or from an aligned copy") {
+  TempDir dir;
+  // 8 + header bytes a multiple of 16: the data section is used where the file is mapped.
+  std::string aligned_header = kValidHeader;
+  while ((8 + aligned_header.size()) % 16 != 0) aligned_header += ' ';
+  // One byte off: floats at odd addresses would be misaligned, so the data is copied.
+  const std::string unaligned_header = aligned_header + std::string(15, ' ');
+  for (const auto& [name, header, in_place] :
+       {std::tuple{"aligned", aligned_header, true}, std::tuple{"unaligned", unaligned_header, false}}) {
+    CAPTURE(name);
+    const auto path = dir.write(std::string(name) + ".safetensors", file_bytes(header, valid_data()));
+    SafetensorsFile file;
+    REQUIRE(SafetensorsFile::open(path, file).ok());
+    SafetensorsFile moved = std::move(file);  // tensors stay valid when the file object moves
+    const SafetensorsTensor* a = moved.tensor("a");
+    REQUIRE(a != nullptr);
+    CHECK(reinterpret_cast<std::uintptr_t>(a->data.data()) % alignof(float) == 0);
+    CHECK(mapped_from(a->data.data(), path) == in_place);
+    float v[6];
+    std::memcpy(v, a->data.data(), 24);
+    CHECK(v[0] == 1.0f);
+    CHECK(v[5] == 6.0f);
+  }
 }
 
 TEST_CASE("a file shorter than 8 bytes is rejected") {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "coinfer/core/mapped_file.hpp"
 #include "coinfer/core/status.hpp"
 
 namespace coinfer {
@@ -116,8 +117,7 @@ class GgufFile {
                          std::span<float> out) const;
 
  private:
-  struct Mapping;
-  std::unique_ptr<Mapping> mapping_;
+  MappedFile mapping_;  // open()'s file; empty after parse()
   std::string origin_;
   std::uint32_t version_ = 0;
   std::uint64_t alignment_ = 32;

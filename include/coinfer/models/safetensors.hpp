@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "coinfer/core/dtype.hpp"
+#include "coinfer/core/mapped_file.hpp"
 #include "coinfer/core/shape.hpp"
 #include "coinfer/core/status.hpp"
 
@@ -50,7 +51,9 @@ struct SafetensorsTensor {
   std::span<const std::byte> data;
 };
 
-// A safetensors file read whole into memory: 8-byte little-endian header length N, N bytes of
+// A safetensors file, mapped into memory (open(); a data section not 16-byte aligned in the
+// file is copied into an aligned buffer) or copied from bytes (parse()): 8-byte little-endian
+// header length N, N bytes of
 // JSON {name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__"?: {str: str}},
 // then the data section that the offsets index. open() validates everything up front (sizes,
 // bounds, overlaps, dtypes), so a file that opens can be read without further checks.
@@ -79,10 +82,14 @@ class SafetensorsFile {
   }
 
  private:
+  // `mapping`: the file `bytes` are, kept when its data section can be used in place.
+  static Status load(std::span<const std::byte> bytes, std::string_view origin,
+                     MappedFile* mapping, SafetensorsFile& out);
   Status index(std::string_view header_json, std::string_view origin);
 
-  std::vector<std::max_align_t> data_;  // the data section, data_size_ bytes, 16-aligned
-  std::size_t data_size_ = 0;
+  MappedFile mapping_;                  // open()'s file, when the tensors point into it
+  std::vector<std::max_align_t> copy_;  // the data section, when copied (16-aligned)
+  std::span<const std::byte> data_;     // the data section, mapped or copied
   std::vector<SafetensorsTensor> tensors_;                 // sorted by data offset
   std::map<std::string, std::size_t, std::less<>> index_;  // name -> position in tensors_
   std::map<std::string, std::string, std::less<>> metadata_;

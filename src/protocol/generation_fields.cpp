@@ -71,6 +71,20 @@ Status read_stop(ondemand::value& value, std::vector<std::string>& out) {
 
 }  // namespace
 
+Status read_token_ids(ondemand::value& value, std::string_view what,
+                      std::vector<std::int32_t>& out) {
+  ondemand::array array;
+  if (value.get_array().get(array)) return Status::invalid(std::string(what));
+  for (auto element : array) {
+    std::int64_t id = 0;
+    if (element.get_int64().get(id) || id < 0 || id > INT32_MAX) {
+      return Status::invalid(std::string(what));
+    }
+    out.push_back(static_cast<std::int32_t>(id));
+  }
+  return {};
+}
+
 Status read_field(std::string_view key, ondemand::value& value, Fields& out, bool& known) {
   auto& g = out.generation;
   auto& sp = g.sampling;
@@ -95,16 +109,7 @@ Status read_field(std::string_view key, ondemand::value& value, Fields& out, boo
   }
   if (key == "stop") return read_stop(value, g.stop);
   if (key == "stop_token_ids") {
-    ondemand::array array;
-    if (value.get_array().get(array)) return Status::invalid("stop_token_ids: expected an array");
-    for (auto element : array) {
-      std::int64_t id = 0;
-      if (element.get_int64().get(id) || id < 0 || id > INT32_MAX) {
-        return Status::invalid("stop_token_ids: expected token ids");
-      }
-      g.stop_token_ids.push_back(static_cast<std::int32_t>(id));
-    }
-    return {};
+    return read_token_ids(value, "stop_token_ids: expected an array of token ids", g.stop_token_ids);
   }
   if (key == "ignore_eos") return read_bool(value, key, g.ignore_eos);
   if (key == "skip_special_tokens") return read_bool(value, key, g.skip_special_tokens);
@@ -152,6 +157,14 @@ Status finish_status(const generation::GenerationUpdate& u) {
     default:
       return {};
   }
+}
+
+net::HttpResponse event_stream_head() {
+  net::HttpResponse head;
+  head.content_type = "text/event-stream";
+  head.headers.emplace_back("Cache-Control", "no-cache");
+  head.headers.emplace_back("X-Accel-Buffering", "no");  // nginx: pass events on at once
+  return head;
 }
 
 void append_usage(std::string& out, const generation::GenerationUpdate& u) {

@@ -6,9 +6,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "coinfer/core/status.hpp"
 #include "coinfer/generation/generator.hpp"
+#include "coinfer/net/http_message.hpp"
 
 namespace coinfer::generation_fields {
 
@@ -18,6 +20,10 @@ Status read_bool(simdjson::ondemand::value& value, std::string_view key, bool& o
 template <class T>
 Status read_number(simdjson::ondemand::value& value, std::string_view key, T& out, double min,
                    double max);
+
+// An array of token ids (0..INT32_MAX) appended to `out`; `what` names the error.
+Status read_token_ids(simdjson::ondemand::value& value, std::string_view what,
+                      std::vector<std::int32_t>& out);
 
 // A request's generation fields: the engine's request and what decides its limits.
 struct Fields {
@@ -45,6 +51,10 @@ struct CancelOnExit {
   generation::GenerationStream& stream;
   ~CancelOnExit() { stream.cancel(); }
 };
+
+// The head of a Server-Sent Events response: text/event-stream, not cached, not buffered by
+// a proxy (nginx's X-Accel-Buffering).
+net::HttpResponse event_stream_head();
 
 // OpenAI's usage object, "usage":{"prompt_tokens",...}, appended to `out`.
 void append_usage(std::string& out, const generation::GenerationUpdate& update);

@@ -148,15 +148,11 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
       if (type == ondemand::json_type::string) {
         s = read_string(value, key, out.prompt);
       } else if (type == ondemand::json_type::array) {
-        ondemand::array array;
-        if (value.get_array().get(array)) return Status::invalid("prompt: invalid array");
-        for (auto element : array) {
-          std::int64_t id = 0;
-          if (element.get_int64().get(id) || id < 0 || id > INT32_MAX) {
-            return Status::invalid("prompt: expected a string or one array of token ids (batches of prompts are not supported)");
-          }
-          out.prompt_ids.push_back(static_cast<std::int32_t>(id));
-        }
+        s = generation_fields::read_token_ids(
+            value,
+            "prompt: expected a string or one array of token ids (batches of prompts are not "
+            "supported)",
+            out.prompt_ids);
       } else {
         s = Status::invalid("prompt: expected a string or an array of token ids");
       }
@@ -402,10 +398,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   std::size_t text_offset = 0;
 
   if (r.stream && res.stream) {
-    HttpResponse head;
-    head.content_type = "text/event-stream";
-    head.headers.emplace_back("Cache-Control", "no-cache");
-    head.headers.emplace_back("X-Accel-Buffering", "no");  // nginx: pass events on at once
+    const HttpResponse head = generation_fields::event_stream_head();
     if (!co_await res.stream->begin(head)) co_return;
     std::string event;
     bool first = true;

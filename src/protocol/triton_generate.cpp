@@ -133,10 +133,7 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
   GenerationUpdate update;
 
   if (events && res.stream) {
-    net::HttpResponse head;
-    head.content_type = "text/event-stream";
-    head.headers.emplace_back("Cache-Control", "no-cache");
-    head.headers.emplace_back("X-Accel-Buffering", "no");  // nginx: pass events on at once
+    const net::HttpResponse head = generation_fields::event_stream_head();
     if (!co_await res.stream->begin(head)) co_return;
     std::string event;
     while (co_await stream->next(update)) {

@@ -8,13 +8,12 @@ Usage: generate_test.py PATH/TO/coinfer-serve PATH/TO/configs/default.toml
 """
 import asyncio
 import json
-import os
 import sys
 
 import requests
 import websockets
 
-from serve import start_server  # tests/conformance/serve.py
+from serve import smollm2_installed, start_server  # tests/conformance/serve.py
 
 PROMPT = "The three primary colors are"
 PARAMETERS = {"max_tokens": 16, "temperature": 0, "ignore_eos": True}
@@ -52,9 +51,7 @@ async def websocket_stream(url, expected):
 
 def main():
     binary, config = sys.argv[1], sys.argv[2]
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(config)))
-    if not os.path.exists(os.path.join(repo, "assets", "SmolLM2-135M-Instruct.Q4_1.gguf")):
-        print("SKIPPED: assets/SmolLM2-135M-Instruct.Q4_1.gguf is absent (scripts/setup installs it)")
+    if not smollm2_installed(config):
         return
     proc, address = start_server(binary, config, extra_args=["--model", "smollm2"])
     try:

@@ -1,19 +1,16 @@
 """The openai package (a real third-party client) streams and receives chat and text
 completions from coinfer-serve's SmolLM2 (configs/default.toml). Exit 0 on success; skipped
 (exit 0 with a message) when the model is not installed."""
-import os
 import sys
 
 import openai
 
-from serve import start_server
+from serve import smollm2_installed, start_server
 
 
 def main():
     binary, config = sys.argv[1], sys.argv[2]
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(config)))
-    if not os.path.exists(os.path.join(repo, "assets", "SmolLM2-135M-Instruct.Q4_1.gguf")):
-        print("SKIPPED: assets/SmolLM2-135M-Instruct.Q4_1.gguf is absent (scripts/setup installs it)")
+    if not smollm2_installed(config):
         return
     proc, address = start_server(binary, config)
     try:

@@ -15,6 +15,15 @@ def start_server(binary, config, scheme="http", extra_args=()):
     return proc, line[len(prefix):]
 
 
+def smollm2_installed(config):
+    """Whether the SmolLM2 GGUF that `config`'s repository links is there; prints SKIPPED if not."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(config)))
+    if os.path.exists(os.path.join(repo, "assets", "SmolLM2-135M-Instruct.Q4_1.gguf")):
+        return True
+    print("SKIPPED: assets/SmolLM2-135M-Instruct.Q4_1.gguf is absent (scripts/setup installs it)")
+    return False
+
+
 def config_copy(default_toml, directory, server_keys="", append=""):
     """Writes default_toml into `directory` with its asset paths made absolute, `server_keys`
     (TOML lines) added to [server] and `append` at the end; returns the new file's path."""

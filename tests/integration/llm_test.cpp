@@ -126,6 +126,15 @@ std::string streamed_text(const std::string& body, bool chat, std::string* finis
   return text;
 }
 
+// POSTs `body` to `path`: the answer has `status` and its body names `words`.
+void expect_error(Client& client, const std::string& path, const std::string& body, int status,
+                  const std::string& words) {
+  CAPTURE(body);
+  const Reply r = client.post(path, body);
+  CHECK(r.status == status);
+  CHECK_MESSAGE(r.body.find(words) != std::string::npos, r.body);
+}
+
 }  // namespace
 
 TEST_CASE("llm: chat completions answer with the assistant's message and usage") {
@@ -246,12 +255,8 @@ TEST_CASE("llm: the same seed samples the same text; logprobs come with it") {
 TEST_CASE("llm: bad generation requests get 400 or 404 naming what was wrong") {
   if (!have_model()) return;
   Client client(shared_server().port());
-  auto expect = [&](const std::string& path, const std::string& body, int status, const std::string& words) {
-    CAPTURE(body);
-    const Reply r = client.post(path, body);
-    CHECK(r.status == status);
-    CHECK_MESSAGE(r.body.find(words) != std::string::npos, r.body);
-  };
+  auto expect = [&](const std::string& path, const std::string& body, int status,
+                    const std::string& words) { expect_error(client, path, body, status, words); };
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","tools":[]})", 400, "tools: not supported");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","n":2})", 400, "n: only 1 is supported");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","temperature":3})", 400, "temperature");
@@ -600,12 +605,8 @@ TEST_CASE("llm: a /v2/ws generate message streams its text as messages, then a f
 TEST_CASE("llm: bad generate requests get 400 or 404 naming what was wrong") {
   if (!have_model()) return;
   Client client(shared_server().port());
-  auto expect = [&](const std::string& path, const std::string& body, int status, const std::string& words) {
-    CAPTURE(body);
-    const Reply r = client.post(path, body);
-    CHECK(r.status == status);
-    CHECK_MESSAGE(r.body.find(words) != std::string::npos, r.body);
-  };
+  auto expect = [&](const std::string& path, const std::string& body, int status,
+                    const std::string& words) { expect_error(client, path, body, status, words); };
   expect("/v2/models/smollm2/generate", R"({"parameters":{"max_tokens":2}})", 400, "text_input: missing");
   expect("/v2/models/smollm2/generate", R"({"text_input":""})", 400, "text_input: empty");
   expect("/v2/models/smollm2/generate", R"({"text_input":"x","bad_words":""})", 400, "bad_words: not supported");

@@ -270,6 +270,11 @@ TEST_CASE("llm: bad generation requests get 400 or 404 naming what was wrong") {
   expect("/v1/chat/completions", R"({"model":"smollm2","messages":[{"role":"user","content":"x"}],"response_format":{}})", 400, "response_format: not supported");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","stream_options":{"include_usage":true}})", 400, "stream_options");
   expect("/v1/completions", "{not json", 400, "JSON");
+  std::string long_text;  // more tokens than the context holds: no room left for an answer
+  for (int i = 0; i < 9000; ++i) long_text += " word";
+  expect("/v1/chat/completions",
+         R"({"model":"smollm2","messages":[{"role":"user","content":")" + long_text + R"("}]})", 400,
+         "leave no room in the model's context");
   // Still serving.
   CHECK(client.post("/v1/completions", R"({"model":"smollm2","prompt":"Hi","max_tokens":2})").status == 200);
 }

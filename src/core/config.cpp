@@ -225,6 +225,39 @@ Status read_auth(const toml::table& table, AuthConfig& auth) {
   return tenants ? read_tenants(*tenants, "auth.tenants.", auth.tenants) : Status{};
 }
 
+Status read_cache(const toml::table& table, CacheConfig& c) {
+  TableReader r(table, "cache.");
+  r.integer("max_entries", c.max_entries);
+  r.integer("max_bytes", c.max_bytes);
+  r.integer("ttl_s", c.ttl_s);
+  r.string("embedding_model", c.embedding_model);
+  r.number("similarity_threshold", c.similarity_threshold);
+  if (const toml::node* guards = table.get("guards")) {
+    r.mark_seen("guards");
+    if (auto b = guards->value_exact<bool>()) {
+      c.guards = *b;
+    } else {
+      r.fail("guards", "expected a boolean");
+    }
+  }
+  r.string("index", c.index);
+  r.integer("ivf_min_entries", c.ivf_min_entries);
+  r.integer("nprobe", c.nprobe);
+  r.string("snapshot_file", c.snapshot_file);
+  r.integer("snapshot_interval_s", c.snapshot_interval_s);
+  if (c.max_entries < 1) r.fail("max_entries", "must be at least 1");
+  if (c.max_bytes < 4096) r.fail("max_bytes", "must be at least 4096");
+  if (c.similarity_threshold <= 0 || c.similarity_threshold > 1) {
+    r.fail("similarity_threshold", "must be in (0, 1]");
+  }
+  if (c.index != "auto" && c.index != "flat" && c.index != "ivf") {
+    r.fail("index", "unknown index '" + c.index + "' (known: auto, flat, ivf)");
+  }
+  if (c.ivf_min_entries < 64) r.fail("ivf_min_entries", "must be at least 64");
+  if (c.nprobe < 1) r.fail("nprobe", "must be at least 1");
+  return r.finish();
+}
+
 Status read_model(const toml::table& table, ModelConfig& m) {
   TableReader r(table, "models." + m.name + ".");
   r.string("kind", m.kind);
@@ -240,6 +273,17 @@ Status read_model(const toml::table& table, ModelConfig& m) {
   r.integer("default_timeout_us", m.default_timeout_us);
   r.integer("priority_levels", m.priority_levels);
   r.integer("default_priority", m.default_priority);
+  std::string cache = "off";
+  r.string("cache", cache);
+  if (cache == "off") {
+    m.cache = CacheMode::off;
+  } else if (cache == "exact") {
+    m.cache = CacheMode::exact;
+  } else if (cache == "semantic") {
+    m.cache = CacheMode::semantic;
+  } else {
+    r.fail("cache", "unknown mode '" + cache + "' (known: off, exact, semantic)");
+  }
   // The rest belongs to the kind: kept for its loader, which rejects what it does not know.
   for (const auto& [key, node] : table) {
     const std::string name(key.str());
@@ -315,6 +359,9 @@ Status parse_config(std::string_view toml_text, Config& out) {
     if (out.compute.threads < 1) c.fail("threads", "must be at least 1");
     if (auto s = c.finish(); !s.ok()) return s;
   }
+  if (const auto* cache = r.table("cache")) {
+    if (auto s = read_cache(*cache, out.cache); !s.ok()) return s;
+  }
   if (const auto* models = r.table("models")) {
     out.models.clear();
     for (const auto& [name, node] : *models) {
@@ -360,6 +407,18 @@ Status read_keys_file(const std::filesystem::path& path, AuthConfig& auth) {
 
 }  // namespace
 
+std::string_view to_string(CacheMode mode) noexcept {
+  switch (mode) {
+    case CacheMode::off:
+      return "off";
+    case CacheMode::exact:
+      return "exact";
+    case CacheMode::semantic:
+      return "semantic";
+  }
+  return "off";
+}
+
 Status load_config(const std::filesystem::path& path, Config& out) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return Status::not_found("config file " + path.string() + ": cannot be opened");
@@ -373,7 +432,8 @@ Status load_config(const std::filesystem::path& path, Config& out) {
     out.auth.keys_file = keys.string();
     if (status = read_keys_file(keys, out.auth); !status.ok()) return status;
   }
-  for (std::string* file : {&out.server.tls_cert_file, &out.server.tls_key_file}) {
+  for (std::string* file : {&out.server.tls_cert_file, &out.server.tls_key_file,
+                            &out.cache.snapshot_file}) {
     if (!file->empty() && std::filesystem::path(*file).is_relative()) {
       *file = (path.parent_path() / *file).lexically_normal().string();
     }
@@ -423,7 +483,8 @@ std::string to_toml(const Config& c) {
                       {"max_batch_bytes", static_cast<std::int64_t>(m.max_batch_bytes)},
                       {"default_timeout_us", m.default_timeout_us},
                       {"priority_levels", m.priority_levels},
-                      {"default_priority", m.default_priority}};
+                      {"default_priority", m.default_priority},
+                      {"cache", to_string(m.cache)}};
     if (m.device != "cpu") model.insert("cuda_streams", m.cuda_streams);
     // Not a structured binding: clang before 16 (the fuzz build) cannot capture one.
     for (const auto& option : m.options) {
@@ -446,10 +507,22 @@ std::string to_toml(const Config& c) {
   for (const auto& p : c.auth.public_paths) public_paths.push_back(p);
   toml::table auth{{"public_paths", public_paths}, {"tenants", tenants}};
   if (!c.auth.keys_file.empty()) auth.insert("keys_file", c.auth.keys_file);
+  toml::table cache{{"max_entries", static_cast<std::int64_t>(c.cache.max_entries)},
+                    {"max_bytes", static_cast<std::int64_t>(c.cache.max_bytes)},
+                    {"ttl_s", c.cache.ttl_s},
+                    {"embedding_model", c.cache.embedding_model},
+                    {"similarity_threshold", c.cache.similarity_threshold},
+                    {"guards", c.cache.guards},
+                    {"index", c.cache.index},
+                    {"ivf_min_entries", static_cast<std::int64_t>(c.cache.ivf_min_entries)},
+                    {"nprobe", static_cast<std::int64_t>(c.cache.nprobe)},
+                    {"snapshot_file", c.cache.snapshot_file},
+                    {"snapshot_interval_s", c.cache.snapshot_interval_s}};
   toml::table root{{"server", server},
                    {"auth", auth},
                    {"log", toml::table{{"level", c.log.level}}},
                    {"compute", toml::table{{"threads", c.compute.threads}}},
+                   {"cache", cache},
                    {"models", models}};
   std::ostringstream out;
   out << root;

@@ -12,6 +12,7 @@
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
+#include "coinfer/serving/cache_stage.hpp"
 
 #include "triton_generate.hpp"
 
@@ -348,6 +349,7 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     std::vector<generation::NamedGenerationMetrics> generators;
     for (const auto& g : repo->generators()) generators.push_back({g.name, &g.engine->metrics()});
     generation::render_prometheus(generators, res.body);
+    if (CacheStage* stage = repo->cache()) cache::render_prometheus(stage->cache(), res.body);
   });
   router.add_websocket("/v2/ws",
                        [repo](std::string_view message, std::size_t capacity,

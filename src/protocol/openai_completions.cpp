@@ -6,13 +6,18 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/generation/generator.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
+#include "coinfer/serving/cache_stage.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
+#include "cache_fields.hpp"
 #include "generation_fields.hpp"
 #include "openai_errors.hpp"
 
@@ -342,6 +347,151 @@ void chunk_json(std::string& out, const CompletionRequest& r, const std::string&
   out += "}]}";
 }
 
+// ---- The response cache ------------------------------------------------------------------
+
+// A finished completion as the cache keeps it: the text of each update as the engine
+// delivered it (a replayed stream has the same chunks), how it finished and its length.
+// Layout: u8 finish (1 stop, 2 length), i32 completion tokens, u32 count,
+// count x (u32 size, bytes).
+struct CachedCompletion {
+  std::vector<std::string> pieces;
+  FinishReason finish = FinishReason::stop;
+  std::int32_t completion_tokens = 0;
+};
+
+template <class T>
+void put(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+std::string encode(const CachedCompletion& c) {
+  std::string out;
+  put<std::uint8_t>(out, c.finish == FinishReason::length ? 2 : 1);
+  put<std::int32_t>(out, c.completion_tokens);
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(c.pieces.size()));
+  for (const auto& piece : c.pieces) {
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(piece.size()));
+    out += piece;
+  }
+  return out;
+}
+
+bool decode(std::string_view in, CachedCompletion& out) {
+  auto get = [&in](auto& value) {
+    if (in.size() < sizeof(value)) return false;
+    std::memcpy(&value, in.data(), sizeof(value));
+    in.remove_prefix(sizeof(value));
+    return true;
+  };
+  std::uint8_t finish = 0;
+  std::uint32_t count = 0;
+  if (!get(finish) || !get(out.completion_tokens) || !get(count) || (finish != 1 && finish != 2) ||
+      count == 0) {
+    return false;
+  }
+  out.finish = finish == 2 ? FinishReason::length : FinishReason::stop;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::uint32_t size = 0;
+    if (!get(size) || in.size() < size) return false;
+    out.pieces.emplace_back(in.substr(0, size));
+    in.remove_prefix(size);
+  }
+  return in.empty();
+}
+
+// Whitespace runs become one space, none at the ends: "What  is\nit? " = "What is it?".
+void append_normalized(std::string& out, std::string_view text) {
+  bool space = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty() && out.back() != '\x1f' && out.back() != '\x1e') out += ' ';
+    space = false;
+    out += c;
+  }
+}
+
+// A request's cache key besides its namespace. The scope holds everything that changes the
+// answer but is not the text asked about: the route, the model, the generation parameters
+// (seed and temperature included) and, for chat, the conversation before the last user
+// message. The text is the last user message (chat) or the prompt, normalized; a prompt of
+// token ids goes whole into the scope (exact lookups only).
+void cache_key_parts(const CompletionRequest& r, const generation::GenerationRequest& g,
+                     std::string& scope, std::string& text) {
+  scope += r.chat ? "chat\x1e" : "completions\x1e";
+  scope += r.model;
+  scope += '\x1e';
+  const auto& p = g.sampling;
+  char numbers[320];
+  std::snprintf(numbers, sizeof(numbers),
+                "max_tokens=%d min_tokens=%d ignore_eos=%d skip_special=%d temperature=%.9g "
+                "top_k=%d top_p=%.9g min_p=%.9g presence=%.9g frequency=%.9g repetition=%.9g "
+                "seed=%s%llu add_generation_prompt=%d",
+                g.max_tokens, g.min_tokens, g.ignore_eos ? 1 : 0, g.skip_special_tokens ? 1 : 0,
+                static_cast<double>(p.temperature), p.top_k, static_cast<double>(p.top_p),
+                static_cast<double>(p.min_p), static_cast<double>(p.presence_penalty),
+                static_cast<double>(p.frequency_penalty), static_cast<double>(p.repetition_penalty),
+                p.seed ? "" : "none", p.seed ? static_cast<unsigned long long>(*p.seed) : 0ull,
+                r.add_generation_prompt ? 1 : 0);
+  scope += numbers;
+  scope += " stop_token_ids=";
+  for (auto id : g.stop_token_ids) scope += std::to_string(id) + ",";
+  scope += " stop=";
+  for (const auto& stop : g.stop) {
+    scope += std::to_string(stop.size()) + ":";
+    scope += stop;
+  }
+  scope += '\x1e';
+  if (r.chat) {
+    const bool last_is_user = r.messages.back().role == "user";
+    const std::size_t context = r.messages.size() - (last_is_user ? 1 : 0);
+    for (std::size_t i = 0; i < context; ++i) {
+      scope += r.messages[i].role;
+      scope += '\x1f';
+      append_normalized(scope, r.messages[i].content);
+      scope += '\x1e';
+    }
+    if (last_is_user) append_normalized(text, r.messages.back().content);
+  } else if (!r.prompt_ids.empty() || r.prompt.empty()) {
+    scope += "ids:";
+    for (auto id : g.prompt) scope += std::to_string(id) + ",";
+  } else {
+    append_normalized(text, r.prompt);
+  }
+}
+
+// Where a response's updates come from: the engine's stream, or a cached completion replayed
+// as the same sequence of updates.
+class UpdateSource {
+ public:
+  explicit UpdateSource(generation::GenerationStream* live) : live_(live) {}
+  UpdateSource(const CachedCompletion* cached, std::int32_t prompt_tokens)
+      : cached_(cached), prompt_tokens_(prompt_tokens) {}
+
+  asio::awaitable<bool> next(GenerationUpdate& out) {
+    if (live_) co_return co_await live_->next(out);
+    if (next_ >= cached_->pieces.size()) co_return false;
+    out = GenerationUpdate{};
+    out.text = cached_->pieces[next_++];
+    if (next_ == cached_->pieces.size()) {
+      out.finish = cached_->finish;
+      out.prompt_tokens = prompt_tokens_;
+      out.completion_tokens = cached_->completion_tokens;
+    }
+    co_return true;
+  }
+
+ private:
+  generation::GenerationStream* live_ = nullptr;
+  const CachedCompletion* cached_ = nullptr;
+  std::int32_t prompt_tokens_ = 0;
+  std::size_t next_ = 0;
+};
+
 asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest& req,
                                   HttpResponse& res, bool chat) {
   CompletionRequest r;
@@ -378,17 +528,52 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     const auto left = engine->max_model_len() - static_cast<std::int32_t>(g.prompt.size());
     status = generation_fields::prepare(*engine, chat ? left : 16, r.fields);
   }
-  std::shared_ptr<generation::GenerationStream> stream;
-  // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries (here the
-  // request argument) twice when the expression also holds a co_await.
-  const auto executor = co_await asio::this_coro::executor;
-  if (status.ok()) status = engine->submit(std::move(g), executor, stream);
   if (!status.ok()) {
     fail(res, status);
     co_return;
   }
+
+  // The cache stage: a hit answers without the model. Requests for logprobs bypass it.
+  CacheStage* const stage = repo.cache();
+  const CacheMode mode = r.logprobs ? CacheMode::off : repo.cache_mode(r.model);
+  CacheDirectives directives;
+  CacheStage::Lookup cached;
+  CachedCompletion answer;
+  std::string scope, text;
+  if (stage && mode != CacheMode::off) {
+    if (status = cache_fields::read_directives(req, directives); !status.ok()) {
+      fail(res, status);
+      co_return;
+    }
+    cache_key_parts(r, g, scope, text);
+    const cache::CacheKey key{directives.ns, scope, text};
+    co_await stage->lookup(mode, key, directives, cached);
+    if (cached.hit && !decode(*cached.entry.payload, answer)) cached.hit = false;
+  }
+  const auto prompt_tokens = static_cast<std::int32_t>(g.prompt.size());
+
+  std::shared_ptr<generation::GenerationStream> stream;
+  if (!cached.hit) {
+    // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries (here the
+    // request argument) twice when the expression also holds a co_await.
+    const auto executor = co_await asio::this_coro::executor;
+    status = engine->submit(std::move(g), executor, stream);
+    if (!status.ok()) {
+      fail(res, status);
+      co_return;
+    }
+  }
   // Destroying the stream (the client left, an error) cancels the generation.
-  generation_fields::CancelOnExit cancel_on_exit{*stream};
+  std::optional<generation_fields::CancelOnExit> cancel_on_exit;
+  if (stream) cancel_on_exit.emplace(*stream);
+  UpdateSource source = cached.hit ? UpdateSource(&answer, prompt_tokens) : UpdateSource(stream.get());
+  // A fresh answer is recorded as it goes and stored once complete.
+  const bool record = stage && mode != CacheMode::off && !cached.hit && directives.store;
+  CachedCompletion recorded;
+  auto store = [&]() -> std::uint64_t {
+    if (!record) return 0;
+    return stage->store({directives.ns, scope, text}, directives, cached, encode(recorded));
+  };
 
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);
   const std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
@@ -398,11 +583,12 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   std::size_t text_offset = 0;
 
   if (r.stream && res.stream) {
-    const HttpResponse head = generation_fields::event_stream_head();
+    HttpResponse head = generation_fields::event_stream_head();
+    if (stage && mode != CacheMode::off) cache_fields::annotate(head, cached, 0);
     if (!co_await res.stream->begin(head)) co_return;
     std::string event;
     bool first = true;
-    while (co_await stream->next(update)) {
+    while (co_await source.next(update)) {
       event.clear();
       if (update.finish != FinishReason::none && update.finish != FinishReason::stop &&
           update.finish != FinishReason::length) {
@@ -412,6 +598,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
         (void)co_await res.stream->write(event);
         co_return;
       }
+      if (record) recorded.pieces.push_back(update.text);
       if (!update.text.empty() || !update.tokens.empty() || update.finish != FinishReason::none || first) {
         event += "data: ";
         chunk_json(event, r, id, created, r.model, tokenizer, update, first, text_offset);
@@ -419,6 +606,8 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
         first = false;
       }
       if (update.finish != FinishReason::none) {
+        recorded.finish = update.finish;
+        recorded.completion_tokens = update.completion_tokens;
         if (r.include_usage) {
           event += R"(data: {"id":)";
           json_append_string(event, id);
@@ -431,6 +620,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
           event += "}\n\n";
         }
         event += "data: [DONE]\n\n";
+        (void)store();  // complete: cached before the last write, whether or not the client reads it
       }
       if (!event.empty() && !co_await res.stream->write(event)) co_return;
     }
@@ -438,11 +628,12 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   }
 
   // Whole response: gather the text (and logprobs) to the end.
-  std::string text;
+  std::string whole;
   std::vector<generation::GeneratedToken> tokens;
   GenerationUpdate last;
-  while (co_await stream->next(update)) {
-    text += update.text;
+  while (co_await source.next(update)) {
+    whole += update.text;
+    if (record) recorded.pieces.push_back(update.text);
     if (r.logprobs) {
       for (auto& t : update.tokens) tokens.push_back(std::move(t));
     }
@@ -452,6 +643,10 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     fail(res, s);
     co_return;
   }
+  recorded.finish = last.finish;
+  recorded.completion_tokens = last.completion_tokens;
+  const std::uint64_t stored = store();
+  if (stage && mode != CacheMode::off) cache_fields::annotate(res, cached, stored);
   std::string& out = res.body;
   out += R"({"id":)";
   json_append_string(out, id);
@@ -462,11 +657,11 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   out += R"(,"choices":[{"index":0,)";
   if (chat) {
     out += R"("message":{"role":"assistant","content":)";
-    json_append_string(out, text);
+    json_append_string(out, whole);
     out += '}';
   } else {
     out += R"("text":)";
-    json_append_string(out, text);
+    json_append_string(out, whole);
   }
   out += R"(,"logprobs":)";
   if (r.logprobs) {

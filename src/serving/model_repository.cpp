@@ -20,15 +20,24 @@ bool version_less(std::string_view a, std::string_view b) {
 ModelRepository::ModelRepository() = default;
 ModelRepository::~ModelRepository() = default;
 
-Status ModelRepository::add(std::string name, std::unique_ptr<generation::Generator> engine) {
+Status ModelRepository::add(std::string name, std::unique_ptr<generation::Generator> engine,
+                            CacheMode cache) {
   for (const auto& e : endpoints_) {
     if (e->metadata().name == name) return Status::invalid("model '" + name + "' is already in the repository");
   }
   for (const auto& g : generators_) {
     if (g.name == name) return Status::invalid("model '" + name + "' is already in the repository");
   }
-  generators_.push_back({std::move(name), std::move(engine)});
+  generators_.push_back({std::move(name), std::move(engine), cache});
   return {};
+}
+
+CacheMode ModelRepository::cache_mode(std::string_view model) const noexcept {
+  if (!cache_) return CacheMode::off;
+  for (const auto& g : generators_) {
+    if (g.name == model) return g.cache;
+  }
+  return CacheMode::off;
 }
 
 Status ModelRepository::find_generator(std::string_view name, const Tenant* tenant,

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coinfer/core/parameters.hpp"
@@ -38,6 +39,30 @@ struct LogConfig {
   std::string level = "info";  // trace, debug, info, warn, error, off
 };
 
+// Whether a model's responses are cached ([models.NAME] cache): not at all, by exact request,
+// or also by meaning (the request text's embedding, see CacheConfig).
+enum class CacheMode { off, exact, semantic };
+std::string_view to_string(CacheMode mode) noexcept;
+
+// [cache]: the response cache the models with `cache = "exact" | "semantic"` share.
+struct CacheConfig {
+  std::size_t max_entries = 100'000;
+  std::size_t max_bytes = 256 * 1024 * 1024;  // payloads, keys, vectors and bookkeeping
+  std::uint32_t ttl_s = 3600;                 // 0: entries never expire
+  // The text-embedding model (a [models] entry of kind sentence_embedding) whose vectors the
+  // semantic lookups compare.
+  std::string embedding_model = "minilm";
+  double similarity_threshold = 0.86;  // cosine at or above: a semantic hit (docs/CACHE.md)
+  bool guards = true;                  // lexical agreement checks on semantic candidates
+  std::string index = "auto";          // "auto" (flat, then IVF), "flat" or "ivf"
+  std::size_t ivf_min_entries = 4096;  // a namespace's vectors before its index becomes an IVF
+  std::size_t nprobe = 8;              // IVF lists scanned per lookup
+  // Snapshot file (relative to the config file), written every snapshot_interval_s and at
+  // shutdown, read at start; empty: no persistence.
+  std::string snapshot_file;
+  std::uint32_t snapshot_interval_s = 300;
+};
+
 // [models.NAME]: one served model.
 struct ModelConfig {
   std::string name;
@@ -59,6 +84,7 @@ struct ModelConfig {
   std::uint32_t default_timeout_us = 0;            // 0: no limit on time in the queue
   int priority_levels = 1;
   int default_priority = 1;
+  CacheMode cache = CacheMode::off;  // "off", "exact", "semantic" ([cache])
   // Every other key of the section (booleans, numbers, strings), in file order: the kind's
   // own settings, read and checked by its loader (models/model_kind.hpp), which rejects the
   // keys it does not know by name.
@@ -100,6 +126,7 @@ struct Config {
   AuthConfig auth;
   LogConfig log;
   ComputeConfig compute;
+  CacheConfig cache;
   std::vector<ModelConfig> models;
 };
 

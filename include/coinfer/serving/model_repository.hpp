@@ -15,6 +15,8 @@ class Generator;
 
 namespace coinfer {
 
+class CacheStage;
+
 // The endpoints a server offers, by model name and version. Filled at start-up, read
 // concurrently afterwards without a lock (only endpoint state changes, atomically).
 class ModelRepository {
@@ -38,8 +40,10 @@ class ModelRepository {
   struct Generator {
     std::string name;
     std::unique_ptr<generation::Generator> engine;
+    CacheMode cache = CacheMode::off;
   };
-  Status add(std::string name, std::unique_ptr<generation::Generator> engine);
+  Status add(std::string name, std::unique_ptr<generation::Generator> engine,
+             CacheMode cache = CacheMode::off);
   // Errors as find()'s; invalid_argument when `name` is an endpoint that does not generate.
   Status find_generator(std::string_view name, const Tenant* tenant,
                         generation::Generator*& out) const;
@@ -49,9 +53,15 @@ class ModelRepository {
   // Ready when every model is ready.
   bool all_ready() const noexcept;
 
+  // The response cache stage (null when no model caches) and a model's use of it.
+  void set_cache(CacheStage* stage) noexcept { cache_ = stage; }
+  CacheStage* cache() const noexcept { return cache_; }
+  CacheMode cache_mode(std::string_view model) const noexcept;
+
  private:
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::vector<Generator> generators_;
+  CacheStage* cache_ = nullptr;
 };
 
 }  // namespace coinfer

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string_view>
+
+namespace coinfer::cache {
+
+// Why a cached request (the candidate) does not ask what a new request (the query) asks, as
+// far as cheap lexical checks can tell. Embeddings place "Which foods are safe for dogs?" and
+// "Which foods are not safe for dogs?" close together; these checks catch what they blur:
+//   negation  a different count of negation cues (not, no, never, without, n't, ...), or a
+//             word negated by a prefix in one text only (safe / unsafe)
+//   number    different numbers (digits, number words: "5" and "five" agree)
+//   entity    a capitalized name, acronym or alphanumeric token of one text that the other
+//             lacks ("Austria" / "Australia", "Python" / "Rust", "H2O")
+//   format    a different requested output format or language (JSON / table, in French /
+//             in German, Python / JavaScript, short / detailed)
+//   antonym   the two sides of a known contrast (advantages / disadvantages, increase /
+//             decrease, before / after, buy / sell, ...)
+// The measured effect on hit precision and hit rate is in docs/CACHE.md.
+enum class Disagreement { none, negation, number, entity, format, antonym };
+std::string_view to_string(Disagreement reason) noexcept;
+
+Disagreement disagreement(std::string_view query, std::string_view candidate);
+
+}  // namespace coinfer::cache

@@ -1,0 +1,24 @@
+#pragma once
+// What the protocol adapters share about the response cache: a request's cache headers in,
+// the X-Cache headers out.
+#include <cstdint>
+
+#include "coinfer/core/status.hpp"
+#include "coinfer/net/http_message.hpp"
+#include "coinfer/serving/cache_stage.hpp"
+
+namespace coinfer::cache_fields {
+
+// X-Cache-Namespace (1..128 of letters, digits, '-', '_', '.', ':'; default "default"), put
+// under "<tenant>/" when the request has a tenant, so tenants never share a namespace; and
+// Cache-Control's no-cache (do not look up) and no-store (do not look up or store).
+Status read_directives(const net::HttpRequest& req, CacheDirectives& out);
+
+// The namespace `name` means for `req`'s caller (its tenant's prefix added); errors as above.
+Status namespace_of(const net::HttpRequest& req, std::string_view name, std::string& out);
+
+// X-Cache: hit-exact | hit-semantic | miss; X-Cache-Similarity (semantic lookups: the hit's,
+// or on a miss the nearest entry's); X-Cache-Entry (a hit's entry, or the one just stored).
+void annotate(net::HttpResponse& res, const CacheStage::Lookup& lookup, std::uint64_t stored);
+
+}  // namespace coinfer::cache_fields

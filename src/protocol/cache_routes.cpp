@@ -1,0 +1,104 @@
+#include "coinfer/protocol/cache_routes.hpp"
+
+#include <charconv>
+
+#include "cache_fields.hpp"
+#include "coinfer/core/access.hpp"
+#include "coinfer/core/json_writer.hpp"
+#include "coinfer/serving/cache_stage.hpp"
+
+namespace coinfer {
+namespace {
+
+using net::HttpRequest;
+using net::HttpResponse;
+using net::Method;
+
+CacheStage* stage_or_404(const ModelRepository& repo, HttpResponse& res) {
+  CacheStage* stage = repo.cache();
+  if (!stage)
+    res.error(404,
+              "no response cache is configured (no model has cache = \"exact\" or \"semantic\")");
+  return stage;
+}
+
+void stats(const ModelRepository& repo, HttpResponse& res) {
+  CacheStage* stage = stage_or_404(repo, res);
+  if (!stage) return;
+  const auto s = stage->cache().stats();
+  const auto& o = stage->cache().options();
+  std::string& out = res.body;
+  out += R"({"entries":)";
+  json_append_number(out, s.entries);
+  out += R"(,"bytes":)";
+  json_append_number(out, s.bytes);
+  out += R"(,"vectors":)";
+  json_append_number(out, s.vectors);
+  out += R"(,"partitions":)";
+  json_append_number(out, s.partitions);
+  out += R"(,"ivf_partitions":)";
+  json_append_number(out, s.ivf_partitions);
+  out += R"(,"max_entries":)";
+  json_append_number(out, o.max_entries);
+  out += R"(,"max_bytes":)";
+  json_append_number(out, o.max_bytes);
+  out += R"(,"ttl_s":)";
+  json_append_number(out, std::chrono::duration_cast<std::chrono::seconds>(o.ttl).count());
+  out += R"(,"semantic":)";
+  out += stage->semantic() ? "true" : "false";
+  out += R"(,"embedder":)";
+  json_append_string(out, o.embedder);
+  out += R"(,"similarity_threshold":)";
+  json_append_number(out, o.similarity_threshold);
+  out += R"(,"guards":)";
+  out += o.guards ? "true" : "false";
+  out += '}';
+}
+
+void erase_entry(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  CacheStage* stage = stage_or_404(repo, res);
+  if (!stage) return;
+  const std::string_view text = req.param("id");
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc{} || end != text.data() + text.size() || id == 0) {
+    res.error(400, "entry id: expected a positive integer (an X-Cache-Entry value)");
+    return;
+  }
+  // A tenant removes only entries of its own namespaces.
+  const std::string prefix = req.tenant ? req.tenant->name() + "/" : std::string();
+  if (!stage->cache().erase(id, prefix)) {
+    res.error(404, "no cache entry " + std::string(text));
+    return;
+  }
+  res.body += R"({"deleted":1})";
+}
+
+void erase_namespace(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  CacheStage* stage = stage_or_404(repo, res);
+  if (!stage) return;
+  std::string ns;
+  if (Status s = cache_fields::namespace_of(req, req.param("namespace"), ns); !s.ok()) {
+    res.error(400, s.message());
+    return;
+  }
+  const std::size_t n = stage->cache().erase_namespace(ns);
+  res.body += R"({"deleted":)";
+  json_append_number(res.body, n);
+  res.body += '}';
+}
+
+}  // namespace
+
+void add_cache_routes(net::Router& router, const ModelRepository& repository) {
+  const ModelRepository* repo = &repository;
+  router.add(Method::get, "/v2/cache",
+             [repo](const HttpRequest&, HttpResponse& res) { stats(*repo, res); });
+  router.add(Method::delete_, "/v2/cache/entries/{id}",
+             [repo](const HttpRequest& req, HttpResponse& res) { erase_entry(*repo, req, res); });
+  router.add(
+      Method::delete_, "/v2/cache/namespaces/{namespace}",
+      [repo](const HttpRequest& req, HttpResponse& res) { erase_namespace(*repo, req, res); });
+}
+
+}  // namespace coinfer

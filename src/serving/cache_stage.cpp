@@ -1,0 +1,142 @@
+#include "coinfer/serving/cache_stage.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/use_awaitable.hpp>
+#include <cmath>
+
+#include "coinfer/serving/endpoint.hpp"
+#include "coinfer/serving/model_repository.hpp"
+
+namespace coinfer {
+namespace asio = boost::asio;
+
+namespace {
+
+// One text for the embedding endpoint, as its own adapters would hand it over.
+class TextDecoder final : public RequestDecoder {
+ public:
+  explicit TextDecoder(std::string_view text) : text_(text) {}
+  Status decode(const ModelMetadata&, InferRequest& request, InputSink*) override {
+    Tensor& input = request.inputs.emplace_back();
+    input.resize(DType::Bytes, {1});
+    input.strings() = {std::string(text_)};
+    return {};
+  }
+
+ private:
+  std::string_view text_;
+};
+
+cache::CacheOptions cache_options(const CacheConfig& config, const Endpoint* embedder) {
+  cache::CacheOptions options;
+  options.max_entries = config.max_entries;
+  options.max_bytes = config.max_bytes;
+  options.ttl = std::chrono::seconds(config.ttl_s);
+  options.similarity_threshold = static_cast<float>(config.similarity_threshold);
+  options.guards = config.guards;
+  (void)cache::parse_index_kind(config.index, options.index.kind);
+  options.index.ivf_min_entries = config.ivf_min_entries;
+  options.index.nprobe = config.nprobe;
+  if (embedder) {
+    const auto& metadata = embedder->metadata();
+    options.dimension = static_cast<int>(metadata.outputs.at(0).shape.back());
+    options.embedder = metadata.name + ":" + metadata.version;
+  }
+  return options;
+}
+
+}  // namespace
+
+CacheStage::CacheStage(const CacheConfig& config, Endpoint* embedder)
+    : embedder_(embedder),
+      cache_(std::make_unique<cache::SemanticCache>(cache_options(config, embedder))) {
+  if (!config.snapshot_file.empty()) {
+    const Status status = cache_->load(config.snapshot_file);
+    if (status.ok()) {
+      spdlog::info("response cache: {} entries restored from {}", cache_->stats().entries,
+                   config.snapshot_file);
+    } else if (status.code() != Errc::not_found) {
+      spdlog::warn("response cache: snapshot skipped: {}", status.message());
+    }
+  }
+  maintenance_ = std::make_unique<cache::CacheMaintenance>(
+      *cache_, config.snapshot_file, std::chrono::seconds(config.snapshot_interval_s));
+}
+
+CacheStage::~CacheStage() = default;
+
+Status CacheStage::create(const Config& config, ModelRepository& repository,
+                          std::unique_ptr<CacheStage>& out) {
+  bool any = false, semantic = false;
+  for (const auto& model : config.models) {
+    any = any || model.cache != CacheMode::off;
+    semantic = semantic || model.cache == CacheMode::semantic;
+  }
+  if (!any) return {};
+  Endpoint* embedder = nullptr;
+  if (semantic) {
+    Endpoint* found = nullptr;
+    const Status status = repository.find(config.cache.embedding_model, "", nullptr, found);
+    if (!status.ok()) {
+      spdlog::warn(
+          "response cache: cache.embedding_model '{}' is not served: semantic lookups "
+          "are off, exact lookups only",
+          config.cache.embedding_model);
+    } else if (!found->text() || found->metadata().outputs.empty() ||
+               found->metadata().outputs[0].dtype != DType::FP32 ||
+               found->metadata().outputs[0].shape.size() != 2 ||
+               found->metadata().outputs[0].shape[1] < 1) {
+      return Status::invalid("cache.embedding_model: '" + config.cache.embedding_model +
+                             "' is not a text-embedding model (kind sentence_embedding)");
+    } else {
+      embedder = found;
+    }
+  }
+  out = std::make_unique<CacheStage>(config.cache, embedder);
+  repository.set_cache(out.get());
+  return {};
+}
+
+asio::awaitable<bool> CacheStage::embed(std::string_view text, std::vector<float>& out) {
+  TextDecoder decoder(text);
+  InferRequest request;
+  BatchTicket ticket;
+  const Status status = co_await embedder_->infer(decoder, request, ticket);
+  if (!status.ok()) co_return false;
+  const auto values = ticket.outputs().at(0).values<float>();
+  out.assign(values.begin(), values.end());
+  double norm = 0;
+  for (float v : out) norm += static_cast<double>(v) * v;
+  if (!(norm > 0) || !std::isfinite(norm)) co_return false;
+  const auto scale = static_cast<float>(1.0 / std::sqrt(norm));
+  for (float& v : out) v *= scale;
+  co_return true;
+}
+
+asio::awaitable<void> CacheStage::lookup(CacheMode mode, const cache::CacheKey& key,
+                                         const CacheDirectives& directives, Lookup& out) {
+  if (mode == CacheMode::off) co_return;
+  if (directives.lookup && cache_->lookup_exact(key, out.entry)) {
+    out.hit = true;
+    co_return;
+  }
+  const bool by_meaning = mode == CacheMode::semantic && embedder_ && !key.text.empty();
+  if (by_meaning && (directives.lookup || directives.store)) {
+    const bool embedded = co_await embed(key.text, out.vector);
+    if (!embedded) out.vector.clear();
+    if (embedded && directives.lookup) {
+      out.searched_vectors = true;
+      out.hit = cache_->lookup(key, out.vector, out.entry, &out.nearest);
+    }
+  }
+  if (directives.lookup && !out.hit) cache_->metrics().misses.add();
+}
+
+std::uint64_t CacheStage::store(const cache::CacheKey& key, const CacheDirectives& directives,
+                                const Lookup& lookup, std::string payload) {
+  if (!directives.store) return 0;
+  return cache_->insert(key, lookup.vector, std::move(payload));
+}
+
+}  // namespace coinfer

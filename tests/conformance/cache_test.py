@@ -1,0 +1,132 @@
+"""The response cache in front of SmolLM2's chat, from the `openai` package (raw responses,
+for the X-Cache headers) and `requests`: exact and semantic hits answer with the cached
+completion, a negated question and another namespace miss, a stream is replayed, no-store
+skips the cache, invalidation by id and by namespace, /metrics, and a snapshot restored
+after a restart. configs/default.toml started with --model minilm --model smollm2. Exit 0 on
+success; skipped (exit 0 with a message) when SmolLM2 is not installed.
+
+Usage: cache_test.py PATH/TO/coinfer-serve PATH/TO/configs/default.toml
+"""
+import json
+import os
+import signal
+import sys
+import tempfile
+
+import openai
+import requests
+
+from serve import config_copy, smollm2_installed, start_server  # tests/conformance/serve.py
+
+QUESTION = "Which fruits are safe for dogs to eat?"
+PARAPHRASE = "What fruits can dogs safely eat?"
+NEGATED = "Which fruits are not safe for dogs to eat?"
+SETTINGS = {"model": "smollm2", "temperature": 0, "max_tokens": 12}
+
+
+def chat(client, content, **extra):
+    """(content, headers) of one chat completion."""
+    raw = client.chat.completions.with_raw_response.create(
+        messages=[{"role": "user", "content": content}], **SETTINGS, **extra)
+    return raw.parse().choices[0].message.content, raw.headers
+
+
+def start(binary, config):
+    return start_server(binary, config, extra_args=["--model", "minilm", "--model", "smollm2"])
+
+
+def main():
+    binary, default_config = sys.argv[1], sys.argv[2]
+    if not smollm2_installed(default_config):
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        snapshot = os.path.join(tmp, "cache.snapshot")
+        config = config_copy(default_config, tmp)
+        with open(config) as f:
+            text = f.read().replace('snapshot_file = ""', f'snapshot_file = "{snapshot}"')
+        with open(config, "w") as f:
+            f.write(text)
+
+        proc, address = start(binary, config)
+        base = f"http://{address}"
+        client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused")
+        try:
+            answer, headers = chat(client, QUESTION)
+            assert headers["x-cache"] == "miss", dict(headers)
+            entry = headers["x-cache-entry"]
+
+            again, headers = chat(client, QUESTION)
+            assert headers["x-cache"] == "hit-exact" and headers["x-cache-entry"] == entry, dict(headers)
+            assert again == answer
+
+            similar, headers = chat(client, PARAPHRASE)
+            assert headers["x-cache"] == "hit-semantic", dict(headers)
+            assert float(headers["x-cache-similarity"]) >= 0.86, dict(headers)
+            assert headers["x-cache-entry"] == entry and similar == answer
+
+            # Close in meaning, opposite in sense: the guards refuse the candidate.
+            _, headers = chat(client, NEGATED)
+            assert headers["x-cache"] == "miss", dict(headers)
+            assert float(headers["x-cache-similarity"]) >= 0.86, dict(headers)
+
+            # Other sampling parameters, another namespace: other entries.
+            _, headers = chat(client, QUESTION, seed=7, extra_headers={"X-Cache-Namespace": "team-b"})
+            assert headers["x-cache"] == "miss", dict(headers)
+            _, headers = chat(client, QUESTION, extra_headers={"X-Cache-Namespace": "team-b"})
+            assert headers["x-cache"] == "miss", dict(headers)
+
+            # A stream replayed from the cache: the same chunks' text, with the hit header.
+            with requests.post(f"{base}/v1/chat/completions", stream=True, timeout=60,
+                               json={**SETTINGS, "stream": True,
+                                     "messages": [{"role": "user", "content": QUESTION}]}) as streamed:
+                assert streamed.headers["X-Cache"] == "hit-exact", streamed.headers
+                chunks = [json.loads(line[6:]) for line in streamed.iter_lines(decode_unicode=True)
+                          if line.startswith("data: {")]
+            assert "".join(c["choices"][0]["delta"].get("content", "") for c in chunks) == answer
+            assert len(chunks) > 2 and chunks[-1]["choices"][0]["finish_reason"] == "length"
+
+            _, headers = chat(client, QUESTION, extra_headers={"Cache-Control": "no-store"})
+            assert headers["x-cache"] == "miss" and "x-cache-entry" not in headers, dict(headers)
+
+            bad = requests.post(f"{base}/v1/chat/completions", timeout=60,
+                                headers={"X-Cache-Namespace": "no spaces"},
+                                json={**SETTINGS, "messages": [{"role": "user", "content": "hi"}]})
+            assert bad.status_code == 400 and "X-Cache-Namespace" in bad.json()["error"]["message"], bad.text
+
+            metrics = requests.get(f"{base}/metrics", timeout=10).text
+            assert "coinfer_cache_semantic_hits_total 1" in metrics, metrics
+            assert "coinfer_cache_guard_rejections_total" in metrics
+            stats = requests.get(f"{base}/v2/cache", timeout=10).json()
+            assert stats["entries"] == 4 and stats["vectors"] == 4, stats
+        finally:
+            proc.send_signal(signal.SIGTERM)  # drains, then writes the snapshot
+            proc.wait(timeout=60)
+        assert os.path.getsize(snapshot) > 0
+
+        proc, address = start(binary, config)
+        base = f"http://{address}"
+        client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused")
+        try:
+            restored, headers = chat(client, QUESTION)
+            assert headers["x-cache"] == "hit-exact" and headers["x-cache-entry"] == entry, dict(headers)
+            assert restored == answer
+
+            deleted = requests.delete(f"{base}/v2/cache/entries/{entry}", timeout=10)
+            assert deleted.status_code == 200 and deleted.json() == {"deleted": 1}, deleted.text
+            gone = requests.delete(f"{base}/v2/cache/entries/{entry}", timeout=10)
+            assert gone.status_code == 404, gone.text
+            _, headers = chat(client, PARAPHRASE)  # its vector went with it
+            assert headers["x-cache"] == "miss", dict(headers)
+
+            cleared = requests.delete(f"{base}/v2/cache/namespaces/team-b", timeout=10)
+            assert cleared.status_code == 200 and cleared.json()["deleted"] == 2, cleared.text
+            _, headers = chat(client, QUESTION, extra_headers={"X-Cache-Namespace": "team-b"})
+            assert headers["x-cache"] == "miss", dict(headers)
+        finally:
+            proc.kill()
+            proc.wait()
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -63,19 +63,15 @@ Status read_directives(const net::HttpRequest& req, CacheDirectives& out) {
   return {};
 }
 
-void annotate(net::HttpResponse& res, const CacheStage::Lookup& lookup, std::uint64_t stored) {
-  const bool semantic = lookup.hit && lookup.entry.kind == cache::HitKind::semantic;
-  res.headers.emplace_back("X-Cache", !lookup.hit ? "miss"
-                                      : semantic  ? "hit-semantic"
-                                                  : "hit-exact");
-  if (semantic || (!lookup.hit && lookup.searched_vectors)) {
+void annotate(net::HttpResponse& res, const CacheOutcome& o) {
+  if (!o.looked) return;
+  res.headers.emplace_back("X-Cache", !o.hit ? "miss" : o.semantic ? "hit-semantic" : "hit-exact");
+  if (o.show_similarity) {
     char similarity[32];
-    std::snprintf(similarity, sizeof(similarity), "%.4f",
-                  semantic ? lookup.entry.similarity : lookup.nearest);
+    std::snprintf(similarity, sizeof(similarity), "%.4f", static_cast<double>(o.similarity));
     res.headers.emplace_back("X-Cache-Similarity", similarity);
   }
-  const std::uint64_t entry = lookup.hit ? lookup.entry.id : stored;
-  if (entry != 0) res.headers.emplace_back("X-Cache-Entry", std::to_string(entry));
+  if (o.entry != 0) res.headers.emplace_back("X-Cache-Entry", std::to_string(o.entry));
 }
 
 }  // namespace coinfer::cache_fields

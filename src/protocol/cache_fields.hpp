@@ -19,6 +19,7 @@ Status namespace_of(const net::HttpRequest& req, std::string_view name, std::str
 
 // X-Cache: hit-exact | hit-semantic | miss; X-Cache-Similarity (semantic lookups: the hit's,
 // or on a miss the nearest entry's); X-Cache-Entry (a hit's entry, or the one just stored).
-void annotate(net::HttpResponse& res, const CacheStage::Lookup& lookup, std::uint64_t stored);
+// Nothing when the request did not look up (a model without a cache).
+void annotate(net::HttpResponse& res, const CacheOutcome& outcome);
 
 }  // namespace coinfer::cache_fields

@@ -14,6 +14,7 @@
 #include "coinfer/protocol/oip_encoder.hpp"
 #include "coinfer/serving/cache_stage.hpp"
 
+#include "cache_fields.hpp"
 #include "triton_generate.hpp"
 
 namespace coinfer {
@@ -127,11 +128,15 @@ class OipRequestDecoder final : public RequestDecoder {
 // `out`. Shared by the HTTP route and the WebSocket endpoint.
 asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body, std::size_t capacity,
                                   std::span<const std::byte> binary, bool binary_outputs,
-                                  std::string& out, std::size_t& json_bytes) {
+                                  std::string& out, std::size_t& json_bytes,
+                                  const CacheDirectives* cache = nullptr,
+                                  CacheOutcome* cache_outcome = nullptr) {
   OipRequestDecoder decoder(body, capacity, binary);
   InferRequest request;
+  request.cache = cache;
   BatchTicket ticket;  // the request's rows in a staging buffer, then its outputs
   const Status status = co_await endpoint.infer(decoder, request, ticket);
+  if (cache_outcome) *cache_outcome = request.cache_outcome;
   if (!status.ok()) co_return status;
   const ModelMetadata& meta = endpoint.metadata();
   InferResponse response;
@@ -178,12 +183,25 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
   }
   Endpoint* endpoint = find_model(repo, req, res);
   if (!endpoint) co_return;
+  CacheDirectives directives;
+  if (endpoint->cached()) {
+    if (Status s = cache_fields::read_directives(req, directives); !s.ok()) {
+      fail(res, s);
+      co_return;
+    }
+  }
   std::size_t json_bytes = 0;
+  CacheOutcome cache_outcome;
   const Status status = co_await run_infer(*endpoint, json, req.body_capacity, binary,
-                                           /*binary_outputs=*/true, res.body, json_bytes);
+                                           /*binary_outputs=*/true, res.body, json_bytes,
+                                           endpoint->cached() ? &directives : nullptr,
+                                           &cache_outcome);
   if (!status.ok()) {
     fail(res, status);
-  } else if (res.body.size() > json_bytes) {
+    co_return;
+  }
+  cache_fields::annotate(res, cache_outcome);
+  if (res.body.size() > json_bytes) {
     res.content_type = "application/octet-stream";
     res.headers.emplace_back("Inference-Header-Content-Length", std::to_string(json_bytes));
   }

@@ -584,7 +584,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
 
   if (r.stream && res.stream) {
     HttpResponse head = generation_fields::event_stream_head();
-    if (stage && mode != CacheMode::off) cache_fields::annotate(head, cached, 0);
+    if (stage && mode != CacheMode::off) cache_fields::annotate(head, cached.outcome());
     if (!co_await res.stream->begin(head)) co_return;
     std::string event;
     bool first = true;
@@ -646,7 +646,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   recorded.finish = last.finish;
   recorded.completion_tokens = last.completion_tokens;
   const std::uint64_t stored = store();
-  if (stage && mode != CacheMode::off) cache_fields::annotate(res, cached, stored);
+  if (stage && mode != CacheMode::off) cache_fields::annotate(res, cached.outcome(stored));
   std::string& out = res.body;
   out += R"({"id":)";
   json_append_string(out, id);

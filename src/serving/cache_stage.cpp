@@ -95,6 +95,19 @@ Status CacheStage::create(const Config& config, ModelRepository& repository,
   }
   out = std::make_unique<CacheStage>(config.cache, embedder);
   repository.set_cache(out.get());
+  // Endpoints (OIP infer) are looked up by their exact inputs; language models by the stage's
+  // lookup() from their adapters (ModelRepository::cache_mode).
+  for (const auto& model : config.models) {
+    if (model.cache == CacheMode::off) continue;
+    Endpoint* endpoint = nullptr;
+    if (!repository.find(model.name, "", nullptr, endpoint).ok()) continue;  // a generator
+    if (model.cache == CacheMode::semantic) {
+      spdlog::warn("response cache: model '{}' is looked up by exact inputs (semantic lookups "
+                   "are for language models' text)",
+                   model.name);
+    }
+    endpoint->set_cache(out.get());
+  }
   return {};
 }
 
@@ -131,6 +144,17 @@ asio::awaitable<void> CacheStage::lookup(CacheMode mode, const cache::CacheKey& 
     }
   }
   if (directives.lookup && !out.hit) cache_->metrics().misses.add();
+}
+
+CacheOutcome CacheStage::Lookup::outcome(std::uint64_t stored) const {
+  CacheOutcome o;
+  o.looked = true;
+  o.hit = hit;
+  o.semantic = hit && entry.kind == cache::HitKind::semantic;
+  o.similarity = o.semantic ? entry.similarity : nearest;
+  o.show_similarity = o.semantic || (!hit && searched_vectors);
+  o.entry = hit ? entry.id : stored;
+  return o;
 }
 
 std::uint64_t CacheStage::store(const cache::CacheKey& key, const CacheDirectives& directives,

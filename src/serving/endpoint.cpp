@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "coinfer/serving/cache_stage.hpp"
+
 namespace coinfer {
 namespace asio = boost::asio;
 
@@ -30,7 +32,117 @@ ModelMetadata wire_metadata(const ModelMetadata& model, const std::optional<Text
   return wire;
 }
 
+template <class T>
+void put(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+// A request's outputs as the cache keeps them: u32 count, then per tensor u8 dtype, u32 rank,
+// rank x i64 dims, u64 size, bytes. Tensors of strings are not kept (false).
+bool encode_outputs(const std::vector<Tensor>& outputs, std::string& out) {
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(outputs.size()));
+  for (const Tensor& t : outputs) {
+    if (t.dtype() == DType::Bytes) return false;
+    put<std::uint8_t>(out, static_cast<std::uint8_t>(t.dtype()));
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(t.shape().size()));
+    for (std::int64_t d : t.shape()) put<std::int64_t>(out, d);
+    put<std::uint64_t>(out, t.bytes().size());
+    out.append(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
+  }
+  return true;
+}
+
+bool decode_outputs(std::string_view in, std::vector<Tensor>& out) {
+  auto get = [&in](auto& value) {
+    if (in.size() < sizeof(value)) return false;
+    std::memcpy(&value, in.data(), sizeof(value));
+    in.remove_prefix(sizeof(value));
+    return true;
+  };
+  std::uint32_t count = 0;
+  if (!get(count)) return false;
+  out.clear();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::uint8_t dtype = 0;
+    std::uint32_t rank = 0;
+    if (!get(dtype) || !get(rank) || rank > 8) return false;
+    Shape shape(rank);
+    for (auto& d : shape) {
+      if (!get(d) || d < 0) return false;
+    }
+    std::uint64_t size = 0;
+    if (!get(size) || in.size() < size) return false;
+    Tensor& t = out.emplace_back();
+    t.resize(static_cast<DType>(dtype), shape);
+    if (t.bytes().size() != size) return false;
+    std::memcpy(t.bytes().data(), in.data(), size);
+    in.remove_prefix(size);
+  }
+  return in.empty();
+}
+
+void append_value(std::string& out, const ParameterValue& value) {
+  std::visit(
+      [&out](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          out += std::to_string(v.size());
+          out += ':';
+          out += v;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          out += v ? "true" : "false";
+        } else {
+          out += std::to_string(v);
+        }
+      },
+      value);
+}
+
 }  // namespace
+
+bool Endpoint::cache_key(const InferRequest& request, BatchTicket& ticket, std::string& scope,
+                         std::string& text) const {
+  scope += "infer\x1e";
+  scope += metadata_.name;
+  scope += '\x1e';
+  scope += metadata_.version;
+  scope += "\x1eoutputs=";
+  for (std::size_t i : request.requested_outputs) scope += std::to_string(i) + ",";
+  scope += "\x1eparameters=";
+  // Every parameter but those that only schedule (priority, timeout) or shape the encoding.
+  for (const auto& [name, value] : request.parameters) {
+    if (name == "priority" || name == "timeout" || name == "binary_data_output") continue;
+    scope += std::to_string(name.size());
+    scope += ':';
+    scope += name;
+    scope += '=';
+    append_value(scope, value);
+    scope += ';';
+  }
+  // The inputs: a dense model's rows as the model receives them (rows x the model's row
+  // shape), or a text endpoint's texts (or token id rows), each with its length.
+  put<std::int32_t>(text, ticket.rows());
+  if (!text_) {
+    for (std::size_t i = 0; i < metadata_.inputs.size(); ++i) {
+      const std::span<std::byte> bytes = ticket.input(i);
+      put<std::uint64_t>(text, bytes.size());
+      text.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+  } else if (!request.token_ids.empty()) {
+    for (const auto& row : request.token_ids) {
+      put<std::uint64_t>(text, row.size());
+      text.append(reinterpret_cast<const char*>(row.data()), row.size() * sizeof(std::int32_t));
+    }
+  } else {
+    for (const std::string& row : request.inputs.at(0).strings()) {
+      put<std::uint64_t>(text, row.size());
+      text += row;
+    }
+  }
+  return true;
+}
 
 Endpoint::Endpoint(std::shared_ptr<Model> model, asio::any_io_executor io, Executor& executor,
                    BatchPolicy policy, std::optional<TextInput> text)
@@ -61,12 +173,40 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
     status = decoder.decode(metadata_, request, &sink);
     options = sink.options();
   }
+  // The cache stage: the request's rows are in the ticket; a hit answers without the batch
+  // (the ticket gives the rows back).
+  std::string scope, key_text;
+  const bool cache = status.ok() && cache_ && request.cache &&
+                     cache_key(request, ticket, scope, key_text);
+  const cache::CacheKey key{cache ? std::string_view(request.cache->ns) : std::string_view(),
+                            scope, key_text};
+  if (cache) {
+    request.cache_outcome.looked = true;
+    cache::CacheHit hit;
+    if (request.cache->lookup && cache_->cache().lookup_exact(key, hit) &&
+        decode_outputs(*hit.payload, ticket.outputs())) {
+      request.cache_outcome.hit = true;
+      request.cache_outcome.entry = hit.id;
+      metrics_.request_success.add();
+      metrics_.request_duration_us.observe(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
+              .count());
+      co_return status;
+    }
+    if (request.cache->lookup) cache_->cache().metrics().misses.add();
+  }
   if (status.ok()) {
     status = co_await batcher_.async_submit(ticket, options, asio::use_awaitable);
   }
   if (!status.ok()) {
     metrics_.request_failure.add();
     co_return status;
+  }
+  if (cache && request.cache->store) {
+    std::string payload;
+    if (encode_outputs(ticket.outputs(), payload)) {
+      request.cache_outcome.entry = cache_->cache().insert(key, {}, std::move(payload));
+    }
   }
   metrics_.request_success.add();
   metrics_.request_duration_us.observe(

@@ -2,7 +2,8 @@
 for the X-Cache headers) and `requests`: exact and semantic hits answer with the cached
 completion, a negated question and another namespace miss, a stream is replayed, no-store
 skips the cache, invalidation by id and by namespace, /metrics, and a snapshot restored
-after a restart. configs/default.toml started with --model minilm --model smollm2. Exit 0 on
+after a restart; and OIP infer of the digits classifier with cache = "exact".
+configs/default.toml started with --model minilm --model smollm2 --model digits. Exit 0 on
 success; skipped (exit 0 with a message) when SmolLM2 is not installed.
 
 Usage: cache_test.py PATH/TO/coinfer-serve PATH/TO/configs/default.toml
@@ -32,7 +33,32 @@ def chat(client, content, **extra):
 
 
 def start(binary, config):
-    return start_server(binary, config, extra_args=["--model", "minilm", "--model", "smollm2"])
+    return start_server(binary, config, extra_args=["--model", "minilm", "--model", "smollm2",
+                                                    "--model", "digits"])
+
+
+def digits_infer(base, pixels, headers=None):
+    """One OIP infer of the digits classifier: (outputs by name, response headers)."""
+    r = requests.post(f"{base}/v2/models/digits/infer", timeout=30, headers=headers or {},
+                      json={"inputs": [{"name": "INPUT0", "datatype": "FP32", "shape": [1, 64],
+                                        "data": pixels}]})
+    assert r.status_code == 200, r.text
+    return {o["name"]: o["data"] for o in r.json()["outputs"]}, r.headers
+
+
+def check_infer_cache(base):
+    """The classifier (cache = "exact"): repeated inputs are answered from the cache."""
+    one = [0, 0, 0, 12, 13, 5, 0, 0] * 8
+    seven = [0, 7, 15, 16, 16, 14, 0, 0] + [0, 0, 0, 0, 10, 13, 0, 0] * 7
+    first, headers = digits_infer(base, one)
+    assert headers["X-Cache"] == "miss" and "X-Cache-Entry" in headers, headers
+    again, repeat = digits_infer(base, one)
+    assert repeat["X-Cache"] == "hit-exact", repeat
+    assert repeat["X-Cache-Entry"] == headers["X-Cache-Entry"] and again == first, (again, first)
+    other, headers = digits_infer(base, seven)
+    assert headers["X-Cache"] == "miss" and other != first, headers
+    _, headers = digits_infer(base, one, {"Cache-Control": "no-cache"})
+    assert headers["X-Cache"] == "miss", headers
 
 
 def main():
@@ -44,6 +70,7 @@ def main():
         config = config_copy(default_config, tmp)
         with open(config) as f:
             text = f.read().replace('snapshot_file = ""', f'snapshot_file = "{snapshot}"')
+            text = text.replace("[models.digits]\n", '[models.digits]\ncache = "exact"\n')
         with open(config, "w") as f:
             f.write(text)
 
@@ -93,11 +120,13 @@ def main():
                                 json={**SETTINGS, "messages": [{"role": "user", "content": "hi"}]})
             assert bad.status_code == 400 and "X-Cache-Namespace" in bad.json()["error"]["message"], bad.text
 
+            check_infer_cache(base)
+
             metrics = requests.get(f"{base}/metrics", timeout=10).text
             assert "coinfer_cache_semantic_hits_total 1" in metrics, metrics
             assert "coinfer_cache_guard_rejections_total" in metrics
             stats = requests.get(f"{base}/v2/cache", timeout=10).json()
-            assert stats["entries"] == 4 and stats["vectors"] == 4, stats
+            assert stats["entries"] == 6 and stats["vectors"] == 4, stats  # 2 digits entries
         finally:
             proc.send_signal(signal.SIGTERM)  # drains, then writes the snapshot
             proc.wait(timeout=60)

@@ -8,18 +8,12 @@
 #include "coinfer/cache/semantic_cache.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/core/status.hpp"
+#include "coinfer/serving/cache_directives.hpp"
 
 namespace coinfer {
 
 class Endpoint;
 class ModelRepository;
-
-// How one request may use the cache (HTTP: X-Cache-Namespace and Cache-Control).
-struct CacheDirectives {
-  std::string ns = "default";  // under "<tenant>/" when API keys are on
-  bool lookup = true;          // false with Cache-Control: no-cache or no-store
-  bool store = true;           // false with Cache-Control: no-store
-};
 
 // The pipeline's cache stage: the shared SemanticCache, the embedding endpoint that turns a
 // request's text into its vector (through that endpoint's batcher, on the compute threads,
@@ -48,6 +42,8 @@ class CacheStage {
     float nearest = 0.0f;  // best similarity seen by the semantic lookup
     bool searched_vectors = false;
     std::vector<float> vector;
+    // For the X-Cache headers; `stored`: the entry the answer went to (0: none).
+    CacheOutcome outcome(std::uint64_t stored = 0) const;
   };
 
   // Exact lookup, then (mode semantic, key.text not empty) the text's embedding and a

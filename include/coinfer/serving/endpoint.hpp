@@ -16,6 +16,8 @@
 
 namespace coinfer {
 
+class CacheStage;
+
 enum class ModelState { loading, ready, unavailable };
 std::string_view to_string(ModelState state) noexcept;
 
@@ -50,6 +52,10 @@ class Endpoint {
   const ModelMetrics& metrics() const noexcept { return metrics_; }
   ModelState state() const noexcept { return state_; }
   void set_state(ModelState state) noexcept { state_ = state; }
+  // Answers from the response cache ([models.NAME] cache = "exact"): requests that carry
+  // CacheDirectives are looked up by their exact inputs and parameters, and stored.
+  void set_cache(CacheStage* stage) noexcept { cache_ = stage; }
+  bool cached() const noexcept { return cache_ != nullptr; }
 
   // Runs one request through the pipeline. On success ticket.outputs() holds its rows of
   // every model output and request.token_count the token ids computed (text endpoints).
@@ -64,6 +70,10 @@ class Endpoint {
 
  private:
   Status preprocess(InferRequest& request, BatchTicket& ticket, SubmitOptions& options);
+  // The request's exact cache key (its inputs as the model gets them, its parameters and the
+  // outputs asked for); false when it has none (an input kind the cache does not key).
+  bool cache_key(const InferRequest& request, BatchTicket& ticket, std::string& scope,
+                 std::string& text) const;
 
   std::shared_ptr<Model> model_;
   std::optional<TextInput> text_;
@@ -71,6 +81,7 @@ class Endpoint {
   ModelMetrics metrics_;
   DynamicBatcher batcher_;
   std::atomic<ModelState> state_{ModelState::ready};
+  CacheStage* cache_ = nullptr;
 };
 
 // The batching fields of a [models.NAME] section.

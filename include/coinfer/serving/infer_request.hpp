@@ -8,6 +8,7 @@
 
 #include "coinfer/core/parameters.hpp"
 #include "coinfer/core/tensor.hpp"
+#include "coinfer/serving/cache_directives.hpp"
 
 namespace coinfer {
 
@@ -28,6 +29,10 @@ struct InferRequest {
   std::vector<std::vector<std::int32_t>> token_ids;
   // Set by the pipeline: the token ids the model received for this request (text endpoints).
   std::int64_t token_count = 0;
+  // The response cache, at endpoints with one: the request's namespace and Cache-Control
+  // (null: its adapter reads no headers; the cache is not used), and what it did.
+  const CacheDirectives* cache = nullptr;
+  CacheOutcome cache_outcome;
 };
 
 struct InferResponse {

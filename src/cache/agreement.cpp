@@ -218,6 +218,15 @@ constexpr std::string_view kContrasts[] = {
     "borrow borrowing|lend lending",
 };
 
+// A number's canonical text ("5" for "5" and "five"), empty for other words.
+std::string_view number_value(std::string_view word) {
+  if (!word.empty() && is_digit(word.front())) return word;
+  for (const auto& [name, value] : kNumberWords) {
+    if (word == name) return value;
+  }
+  return {};
+}
+
 bool in_list(std::string_view list, std::string_view word) {
   std::size_t i = 0;
   while (i < list.size()) {
@@ -246,12 +255,8 @@ Features features_of(std::string_view text) {
   for (const Word& w : words_of(text)) {
     f.all.push_back(w.lower);
     const std::string_view s = w.lower;
-    if (is_digit(s.front())) {
-      if (!w.mixed) f.numbers.push_back(w.lower);
-    } else {
-      for (const auto& [word, value] : kNumberWords) {
-        if (s == word) f.numbers.emplace_back(value);
-      }
+    if (!w.mixed) {
+      if (const std::string_view n = number_value(s); !n.empty()) f.numbers.emplace_back(n);
     }
     if (s.ends_with("n't") ||
         std::find(kNegations.begin(), kNegations.end(), s) != kNegations.end()) {
@@ -322,6 +327,23 @@ bool entity_missing(const Features& a, const Features& b) {
   return false;
 }
 
+// The same words in the same order but at one position, where neither word is the other
+// with a plural s.
+bool one_word_substituted(const Features& a, const Features& b) {
+  if (a.all.size() != b.all.size()) return false;
+  std::size_t differing = a.all.size();
+  for (std::size_t i = 0; i < a.all.size(); ++i) {
+    if (a.all[i] == b.all[i]) continue;
+    if (differing != a.all.size()) return false;  // a second difference: a rewording
+    differing = i;
+  }
+  if (differing == a.all.size()) return false;
+  const std::string& x = a.all[differing];
+  const std::string& y = b.all[differing];
+  if (!number_value(x).empty() && number_value(x) == number_value(y)) return false;  // 5 / five
+  return x + "s" != y && y + "s" != x;
+}
+
 }  // namespace
 
 std::string_view to_string(Disagreement reason) noexcept {
@@ -338,6 +360,8 @@ std::string_view to_string(Disagreement reason) noexcept {
       return "format";
     case Disagreement::antonym:
       return "antonym";
+    case Disagreement::substitution:
+      return "substitution";
   }
   return "none";
 }
@@ -358,6 +382,7 @@ Disagreement disagreement(std::string_view query, std::string_view candidate) {
   }
   if (prefix_negated(q, c) || prefix_negated(c, q)) return Disagreement::negation;
   if (entity_missing(q, c) || entity_missing(c, q)) return Disagreement::entity;
+  if (one_word_substituted(q, c)) return Disagreement::substitution;
   return Disagreement::none;
 }
 

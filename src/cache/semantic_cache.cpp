@@ -552,7 +552,11 @@ Status SemanticCache::load(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return Status::not_found("no cache snapshot at " + path.string());
   const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  const std::string where = "cache snapshot " + path.string() + ": ";
+  return restore(bytes, "cache snapshot " + path.string() + ": ");
+}
+
+Status SemanticCache::restore(std::string_view bytes, std::string_view where_prefix) {
+  const std::string where(where_prefix);
   if (bytes.size() < sizeof(kMagic) + sizeof(std::uint64_t) ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
     return Status::invalid(where + "not a coinfer cache snapshot");

@@ -3,12 +3,16 @@
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexIVFFlat.h>
 #include <faiss/impl/IDSelector.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstring>
+
+// OpenMP's runtime API (C linkage; libgomp, which FAISS links), declared here rather than
+// through <omp.h> so that a compiler without an OpenMP installation of its own (the fuzz
+// build's clang) compiles this file too.
+extern "C" void omp_set_num_threads(int);
 
 namespace coinfer::cache {
 namespace {

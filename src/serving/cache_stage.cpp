@@ -102,9 +102,10 @@ Status CacheStage::create(const Config& config, ModelRepository& repository,
     Endpoint* endpoint = nullptr;
     if (!repository.find(model.name, "", nullptr, endpoint).ok()) continue;  // a generator
     if (model.cache == CacheMode::semantic) {
-      spdlog::warn("response cache: model '{}' is looked up by exact inputs (semantic lookups "
-                   "are for language models' text)",
-                   model.name);
+      spdlog::warn(
+          "response cache: model '{}' is looked up by exact inputs (semantic lookups "
+          "are for language models' text)",
+          model.name);
     }
     endpoint->set_cache(out.get());
   }

@@ -176,10 +176,10 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
   // The cache stage: the request's rows are in the ticket; a hit answers without the batch
   // (the ticket gives the rows back).
   std::string scope, key_text;
-  const bool cache = status.ok() && cache_ && request.cache &&
-                     cache_key(request, ticket, scope, key_text);
-  const cache::CacheKey key{cache ? std::string_view(request.cache->ns) : std::string_view(),
-                            scope, key_text};
+  const bool cache =
+      status.ok() && cache_ && request.cache && cache_key(request, ticket, scope, key_text);
+  const cache::CacheKey key{cache ? std::string_view(request.cache->ns) : std::string_view(), scope,
+                            key_text};
   if (cache) {
     request.cache_outcome.looked = true;
     cache::CacheHit hit;

@@ -23,7 +23,8 @@ ModelRepository::~ModelRepository() = default;
 Status ModelRepository::add(std::string name, std::unique_ptr<generation::Generator> engine,
                             CacheMode cache) {
   for (const auto& e : endpoints_) {
-    if (e->metadata().name == name) return Status::invalid("model '" + name + "' is already in the repository");
+    if (e->metadata().name == name)
+      return Status::invalid("model '" + name + "' is already in the repository");
   }
   for (const auto& g : generators_) {
     if (g.name == name) return Status::invalid("model '" + name + "' is already in the repository");
@@ -52,7 +53,8 @@ Status ModelRepository::find_generator(std::string_view name, const Tenant* tena
   }
   for (const auto& e : endpoints_) {
     if (e->metadata().name == name) {
-      return Status::invalid("model: '" + std::string(name) + "' does not generate text (it is not a language model)");
+      return Status::invalid("model: '" + std::string(name) +
+                             "' does not generate text (it is not a language model)");
     }
   }
   return Status::not_found("unknown model '" + std::string(name) + "'");
@@ -61,7 +63,8 @@ Status ModelRepository::find_generator(std::string_view name, const Tenant* tena
 Status ModelRepository::add(std::unique_ptr<Endpoint> endpoint) {
   const auto& meta = endpoint->metadata();
   for (const auto& g : generators_) {
-    if (g.name == meta.name) return Status::invalid("model '" + meta.name + "' is already in the repository");
+    if (g.name == meta.name)
+      return Status::invalid("model '" + meta.name + "' is already in the repository");
   }
   for (const auto& e : endpoints_) {
     if (e->metadata().name == meta.name && e->metadata().version == meta.version) {
@@ -77,8 +80,8 @@ bool ModelRepository::visible(const Endpoint& endpoint, const Tenant* tenant) no
   return !tenant || tenant->may_use(endpoint.metadata().name);
 }
 
-Status ModelRepository::find(std::string_view name, std::string_view version,
-                             const Tenant* tenant, Endpoint*& out) const {
+Status ModelRepository::find(std::string_view name, std::string_view version, const Tenant* tenant,
+                             Endpoint*& out) const {
   out = nullptr;
   if (tenant && !tenant->may_use(name)) return tenant->forbidden(name);
   bool known = false;

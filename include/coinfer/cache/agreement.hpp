@@ -16,8 +16,12 @@ namespace coinfer::cache {
 //             in German, Python / JavaScript, short / detailed)
 //   antonym   the two sides of a known contrast (advantages / disadvantages, increase /
 //             decrease, before / after, buy / sell, ...)
+//   substitution  the same words but one, replaced by a word that is not its plural or
+//             singular ("zoom in" / "zoom out", "signs of high blood sugar" / "... low ..."):
+//             the whole difference sits in one word, which the embedding cannot weigh
+//             (synonym or opposite), so it is not taken for the same question
 // The measured effect on hit precision and hit rate is in docs/CACHE.md.
-enum class Disagreement { none, negation, number, entity, format, antonym };
+enum class Disagreement { none, negation, number, entity, format, antonym, substitution };
 std::string_view to_string(Disagreement reason) noexcept;
 
 Disagreement disagreement(std::string_view query, std::string_view candidate);

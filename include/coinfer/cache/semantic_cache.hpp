@@ -117,6 +117,8 @@ class SemanticCache {
   // foreign file (other format version, dimension or embedder) is an error naming why.
   Status save(const std::filesystem::path& path) const;
   Status load(const std::filesystem::path& path);
+  // load() of a snapshot's bytes; `where` prefixes the errors.
+  Status restore(std::string_view snapshot, std::string_view where = "cache snapshot: ");
 
   struct Stats {
     std::size_t entries = 0;

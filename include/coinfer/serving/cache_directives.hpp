@@ -16,10 +16,10 @@ struct CacheDirectives {
 struct CacheOutcome {
   bool looked = false;  // a lookup ran (a model with a cache, lookups allowed)
   bool hit = false;
-  bool semantic = false;     // the hit was by similarity
-  float similarity = 1.0f;   // the hit's, or on a semantic miss the nearest entry's
+  bool semantic = false;    // the hit was by similarity
+  float similarity = 1.0f;  // the hit's, or on a semantic miss the nearest entry's
   bool show_similarity = false;
-  std::uint64_t entry = 0;   // the hit's entry, or the entry the answer was stored as
+  std::uint64_t entry = 0;  // the hit's entry, or the entry the answer was stored as
 };
 
 }  // namespace coinfer

@@ -635,9 +635,14 @@ Status SemanticCache::restore(std::string_view bytes, std::string_view where_pre
     for (const Loaded& e : entries) {
       if (e.expires != 0 && e.expires <= unix_now) continue;
       if (by_id_.count(e.id)) continue;
-      const auto expires = e.expires == 0
-                               ? Clock::time_point::max()
-                               : steady_now + std::chrono::milliseconds(e.expires - unix_now);
+      // An entry lives no longer than this cache's TTL, whatever the file says (a year
+      // without one): a remaining time far in the future cannot overflow the clock.
+      constexpr std::int64_t kYearMs = 365LL * 24 * 3600 * 1000;
+      const std::int64_t limit = options_.ttl.count() > 0 ? options_.ttl.count() : kYearMs;
+      const auto expires =
+          e.expires == 0
+              ? Clock::time_point::max()
+              : steady_now + std::chrono::milliseconds(std::min(e.expires - unix_now, limit));
       const std::string_view key(e.key);
       const CacheKey cache_key{key.substr(0, e.ns_size), key.substr(e.ns_size + 1, e.scope_size),
                                key.substr(e.ns_size + e.scope_size + 2)};

@@ -17,9 +17,10 @@ extern "C" void omp_set_num_threads(int);
 namespace coinfer::cache {
 namespace {
 
-// One query at a time per calling thread: concurrent lookups run on the server's threads,
-// each on one core, and a rebuild's k-means must not take the serving cores. OpenMP's thread
-// count is per calling thread, so it is set on each thread that reaches FAISS.
+// FAISS runs on the calling thread only: concurrent lookups run on the server's threads, each
+// on one core; an insert holds the write lock and must not fan out; a rebuild's k-means must
+// not take the serving cores. OpenMP's thread count is per calling thread, so it is set on
+// each thread that reaches FAISS, before each call that may open a parallel region.
 void one_openmp_thread() {
   thread_local bool set = false;
   if (!set) {
@@ -77,6 +78,7 @@ std::size_t VectorIndex::nlist() const noexcept {
 void VectorIndex::add(std::uint64_t id, std::span<const float> vector) {
   assert(id != 0 && vector.size() == static_cast<std::size_t>(dimension_));
   if (ivf_) {
+    one_openmp_thread();  // IndexIVF::add runs an OpenMP team over the lists otherwise
     const auto label = static_cast<faiss::Index::idx_t>(id);
     ivf_->add_with_ids(1, vector.data(), &label);
     ++size_;
@@ -101,6 +103,7 @@ void VectorIndex::add(std::uint64_t id, std::span<const float> vector) {
 void VectorIndex::remove(std::span<const std::uint64_t> ids) {
   if (ids.empty()) return;
   if (ivf_) {
+    one_openmp_thread();
     std::vector<faiss::Index::idx_t> labels(ids.begin(), ids.end());
     // A hash-table direct map removes only through an IDSelectorArray (the ids listed).
     const faiss::IDSelectorArray selector(labels.size(), labels.data());

@@ -48,8 +48,11 @@ Status finish_status(const generation::GenerationUpdate& update);
 
 // Cancels a generation when its handler ends for any reason (a client gone, an error).
 struct CancelOnExit {
-  generation::GenerationStream& stream;
+  explicit CancelOnExit(generation::GenerationStream& s) : stream(s) {}
+  CancelOnExit(const CancelOnExit&) = delete;
+  CancelOnExit& operator=(const CancelOnExit&) = delete;
   ~CancelOnExit() { stream.cancel(); }
+  generation::GenerationStream& stream;
 };
 
 // The head of a Server-Sent Events response: text/event-stream, not cached, not buffered by

@@ -346,13 +346,11 @@ std::size_t SemanticCache::rebuild_indexes() {
     std::vector<std::uint64_t> ids;
     std::vector<float> vectors;
     {
-      std::unique_lock lock(mutex_);
+      // One section for both: every write after the copy is logged, none before it is.
+      // Writers are excluded (they take the lock exclusively); lookups go on.
+      std::shared_lock lock(mutex_);
       if (partition->dead) continue;
       partition->rebuilding.store(true, std::memory_order_relaxed);
-    }
-    {
-      // Writers are excluded while the vectors are copied; lookups go on.
-      std::shared_lock lock(mutex_);
       partition->index.export_vectors(ids, vectors);
     }
     VectorIndex built = VectorIndex::build(options_.dimension, options_.index, ids, vectors);

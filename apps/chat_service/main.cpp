@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
                         : Status::invalid("models." + model_config.name + ": kind '" +
                                           model_config.kind + "' is not a language model (\"llm\")");
     if (status.ok() && !engine) status = Status::invalid("models." + model_config.name + ": weights not installed");
-    if (status.ok()) status = repository.add(model_config.name, std::move(engine), model_config.cache);
+    if (status.ok()) status = repository.add(model_config.name, std::move(engine), model_config.cache,
+                                      model_config.version);
     if (!status.ok()) {
       std::fprintf(stderr, "chat_service: %s\n", status.message().c_str());
       return 2;

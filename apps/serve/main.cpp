@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
     if (model_config.kind == "llm") {  // a language model: its own engine and scheduler
       std::unique_ptr<generation::Engine> engine;
       Status status = generation::make_generator(model_config, config.compute.threads, engine);
-      if (status.ok() && engine) status = repository.add(model_config.name, std::move(engine), model_config.cache);
+      if (status.ok() && engine) status = repository.add(model_config.name, std::move(engine), model_config.cache,
+                                      model_config.version);
       if (!status.ok()) {
         std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
         return 2;

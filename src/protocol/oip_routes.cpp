@@ -57,12 +57,13 @@ bool is_generator(const ModelRepository& repo, std::string_view name) {
                      [&](const auto& g) { return g.name == name; });
 }
 
-// A language model (served by its engine, version "1"): found (true), or an error answered.
+// A language model (served by its engine, in its one configured version): found (true), or
+// an error answered.
 bool find_generator(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   generation::Generator* generator = nullptr;
   Status status = repo.find_generator(req.param("model"), req.tenant, generator);
   const std::string_view version = req.param("version");
-  if (status.ok() && !version.empty() && version != "1") {
+  if (status.ok() && !version.empty() && version != repo.generator(req.param("model"))->version) {
     status = Status(Errc::not_found, "model '" + std::string(req.param("model")) +
                                          "' has no version '" + std::string(version) + "'");
   }
@@ -71,17 +72,21 @@ bool find_generator(const ModelRepository& repo, const HttpRequest& req, HttpRes
 }
 
 // Triton's generate models: text in, text out (BYTES tensors text_input and text_output).
-void generator_metadata(std::string_view name, std::string& out) {
+void generator_metadata(std::string_view name, std::string_view version, std::string& out) {
   out += R"({"name":)";
   json_append_string(out, name);
-  out += R"(,"versions":["1"],"platform":"coinfer_llm",)"
+  out += R"(,"versions":[)";
+  json_append_string(out, version);
+  out += R"(],"platform":"coinfer_llm",)"
          R"("inputs":[{"name":"text_input","datatype":"BYTES","shape":[1]}],)"
          R"("outputs":[{"name":"text_output","datatype":"BYTES","shape":[1]}]})";
 }
 
 void model_metadata(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   if (is_generator(repo, req.param("model"))) {
-    if (find_generator(repo, req, res)) generator_metadata(req.param("model"), res.body);
+    if (find_generator(repo, req, res)) {
+      generator_metadata(req.param("model"), repo.generator(req.param("model"))->version, res.body);
+    }
     return;
   }
   if (auto* entry = find_model(repo, req, res)) encode_model_metadata(entry->metadata(), res.body);
@@ -325,7 +330,9 @@ void repository_index(const ModelRepository& repo, const HttpRequest& req, HttpR
     first = false;
     res.body += "{\"name\":";
     json_append_string(res.body, g.name);
-    res.body += R"(,"version":"1","state":"READY"})";
+    res.body += R"(,"version":)";
+    json_append_string(res.body, g.version);
+    res.body += R"(,"state":"READY"})";
   }
   res.body += ']';
 }

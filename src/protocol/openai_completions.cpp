@@ -18,6 +18,7 @@
 #include "coinfer/serving/cache_stage.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 #include "cache_fields.hpp"
+#include "cached_generation.hpp"
 #include "generation_fields.hpp"
 #include "openai_errors.hpp"
 
@@ -347,150 +348,35 @@ void chunk_json(std::string& out, const CompletionRequest& r, const std::string&
   out += "}]}";
 }
 
-// ---- The response cache ------------------------------------------------------------------
-
-// A finished completion as the cache keeps it: the text of each update as the engine
-// delivered it (a replayed stream has the same chunks), how it finished and its length.
-// Layout: u8 finish (1 stop, 2 length), i32 completion tokens, u32 count,
-// count x (u32 size, bytes).
-struct CachedCompletion {
-  std::vector<std::string> pieces;
-  FinishReason finish = FinishReason::stop;
-  std::int32_t completion_tokens = 0;
-};
-
-template <class T>
-void put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-std::string encode(const CachedCompletion& c) {
-  std::string out;
-  put<std::uint8_t>(out, c.finish == FinishReason::length ? 2 : 1);
-  put<std::int32_t>(out, c.completion_tokens);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(c.pieces.size()));
-  for (const auto& piece : c.pieces) {
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(piece.size()));
-    out += piece;
-  }
-  return out;
-}
-
-bool decode(std::string_view in, CachedCompletion& out) {
-  auto get = [&in](auto& value) {
-    if (in.size() < sizeof(value)) return false;
-    std::memcpy(&value, in.data(), sizeof(value));
-    in.remove_prefix(sizeof(value));
-    return true;
-  };
-  std::uint8_t finish = 0;
-  std::uint32_t count = 0;
-  if (!get(finish) || !get(out.completion_tokens) || !get(count) || (finish != 1 && finish != 2) ||
-      count == 0) {
-    return false;
-  }
-  out.finish = finish == 2 ? FinishReason::length : FinishReason::stop;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    std::uint32_t size = 0;
-    if (!get(size) || in.size() < size) return false;
-    out.pieces.emplace_back(in.substr(0, size));
-    in.remove_prefix(size);
-  }
-  return in.empty();
-}
-
-// Whitespace runs become one space, none at the ends: "What  is\nit? " = "What is it?".
-void append_normalized(std::string& out, std::string_view text) {
-  bool space = false;
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty() && out.back() != '\x1f' && out.back() != '\x1e') out += ' ';
-    space = false;
-    out += c;
-  }
-}
-
-// A request's cache key besides its namespace. The scope holds everything that changes the
-// answer but is not the text asked about: the route, the model, the generation parameters
-// (seed and temperature included) and, for chat, the conversation before the last user
-// message. The text is the last user message (chat) or the prompt, normalized; a prompt of
-// token ids goes whole into the scope (exact lookups only).
-void cache_key_parts(const CompletionRequest& r, const generation::GenerationRequest& g,
-                     std::string& scope, std::string& text) {
-  scope += r.chat ? "chat\x1e" : "completions\x1e";
-  scope += r.model;
-  scope += '\x1e';
-  const auto& p = g.sampling;
-  char numbers[320];
-  std::snprintf(numbers, sizeof(numbers),
-                "max_tokens=%d min_tokens=%d ignore_eos=%d skip_special=%d temperature=%.9g "
-                "top_k=%d top_p=%.9g min_p=%.9g presence=%.9g frequency=%.9g repetition=%.9g "
-                "seed=%s%llu add_generation_prompt=%d",
-                g.max_tokens, g.min_tokens, g.ignore_eos ? 1 : 0, g.skip_special_tokens ? 1 : 0,
-                static_cast<double>(p.temperature), p.top_k, static_cast<double>(p.top_p),
-                static_cast<double>(p.min_p), static_cast<double>(p.presence_penalty),
-                static_cast<double>(p.frequency_penalty), static_cast<double>(p.repetition_penalty),
-                p.seed ? "" : "none", p.seed ? static_cast<unsigned long long>(*p.seed) : 0ull,
-                r.add_generation_prompt ? 1 : 0);
-  scope += numbers;
-  scope += " stop_token_ids=";
-  for (auto id : g.stop_token_ids) scope += std::to_string(id) + ",";
-  scope += " stop=";
-  for (const auto& stop : g.stop) {
-    scope += std::to_string(stop.size()) + ":";
-    scope += stop;
-  }
-  scope += '\x1e';
+// A chat or completion request's cache key besides its namespace. The scope holds everything
+// that changes the answer but is not the text asked about: the route, the model, the
+// generation parameters and, for chat, the conversation before the last user message. The
+// text is the last user message (chat) or the prompt, normalized; a prompt of token ids goes
+// whole into the scope (exact lookups only).
+void cache_key_parts(const CompletionRequest& r, std::string_view version,
+                     const generation::GenerationRequest& g, std::string& scope, std::string& text) {
+  cached_generation::append_scope(scope, r.chat ? "chat" : "completions", r.model, version, g);
+  scope += r.add_generation_prompt ? "add_generation_prompt\x1e" : "\x1e";
   if (r.chat) {
     const bool last_is_user = r.messages.back().role == "user";
     const std::size_t context = r.messages.size() - (last_is_user ? 1 : 0);
     for (std::size_t i = 0; i < context; ++i) {
       scope += r.messages[i].role;
       scope += '\x1f';
-      append_normalized(scope, r.messages[i].content);
+      cached_generation::append_normalized(scope, r.messages[i].content);
       scope += '\x1e';
     }
-    if (last_is_user) append_normalized(text, r.messages.back().content);
+    if (last_is_user) cached_generation::append_normalized(text, r.messages.back().content);
   } else if (!r.prompt_ids.empty() || r.prompt.empty()) {
     scope += "ids:";
-    for (auto id : g.prompt) scope += std::to_string(id) + ",";
+    for (auto id : g.prompt) {
+      scope += std::to_string(id);
+      scope += ',';
+    }
   } else {
-    append_normalized(text, r.prompt);
+    cached_generation::append_normalized(text, r.prompt);
   }
 }
-
-// Where a response's updates come from: the engine's stream, or a cached completion replayed
-// as the same sequence of updates.
-class UpdateSource {
- public:
-  explicit UpdateSource(generation::GenerationStream* live) : live_(live) {}
-  UpdateSource(const CachedCompletion* cached, std::int32_t prompt_tokens)
-      : cached_(cached), prompt_tokens_(prompt_tokens) {}
-
-  asio::awaitable<bool> next(GenerationUpdate& out) {
-    if (live_) co_return co_await live_->next(out);
-    if (next_ >= cached_->pieces.size()) co_return false;
-    out = GenerationUpdate{};
-    out.text = cached_->pieces[next_++];
-    if (next_ == cached_->pieces.size()) {
-      out.finish = cached_->finish;
-      out.prompt_tokens = prompt_tokens_;
-      out.completion_tokens = cached_->completion_tokens;
-    }
-    co_return true;
-  }
-
- private:
-  generation::GenerationStream* live_ = nullptr;
-  const CachedCompletion* cached_ = nullptr;
-  std::int32_t prompt_tokens_ = 0;
-  std::size_t next_ = 0;
-};
 
 asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest& req,
                                   HttpResponse& res, bool chat) {
@@ -538,17 +424,17 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   const CacheMode mode = r.logprobs ? CacheMode::off : repo.cache_mode(r.model);
   CacheDirectives directives;
   CacheStage::Lookup cached;
-  CachedCompletion answer;
+  cached_generation::CachedGeneration answer;
   std::string scope, text;
   if (stage && mode != CacheMode::off) {
     if (status = cache_fields::read_directives(req, directives); !status.ok()) {
       fail(res, status);
       co_return;
     }
-    cache_key_parts(r, g, scope, text);
+    cache_key_parts(r, repo.generator(r.model)->version, g, scope, text);
     const cache::CacheKey key{directives.ns, scope, text};
     co_await stage->lookup(mode, key, directives, cached);
-    if (cached.hit && !decode(*cached.entry.payload, answer)) cached.hit = false;
+    if (cached.hit && !cached_generation::decode(*cached.entry.payload, answer)) cached.hit = false;
   }
   const auto prompt_tokens = static_cast<std::int32_t>(g.prompt.size());
 
@@ -566,13 +452,15 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   // Destroying the stream (the client left, an error) cancels the generation.
   std::optional<generation_fields::CancelOnExit> cancel_on_exit;
   if (stream) cancel_on_exit.emplace(*stream);
+  using cached_generation::UpdateSource;
   UpdateSource source = cached.hit ? UpdateSource(&answer, prompt_tokens) : UpdateSource(stream.get());
   // A fresh answer is recorded as it goes and stored once complete.
   const bool record = stage && mode != CacheMode::off && !cached.hit && directives.store;
-  CachedCompletion recorded;
+  cached_generation::CachedGeneration recorded;
   auto store = [&]() -> std::uint64_t {
     if (!record) return 0;
-    return stage->store({directives.ns, scope, text}, directives, cached, encode(recorded));
+    return stage->store({directives.ns, scope, text}, directives, cached,
+                        cached_generation::encode(recorded));
   };
 
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);

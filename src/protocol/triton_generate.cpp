@@ -7,11 +7,15 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <memory>
+#include <optional>
 
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/generation/generator.hpp"
 #include "coinfer/serving/model_repository.hpp"
+#include "coinfer/serving/cache_stage.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
+#include "cache_fields.hpp"
+#include "cached_generation.hpp"
 #include "generation_fields.hpp"
 
 namespace coinfer {
@@ -89,15 +93,21 @@ Status read_generate(std::string_view body, std::size_t capacity, bool message,
   return {};
 }
 
-// Tokenizes the text, checks the request against the model and queues it.
-Status start(generation::Generator& engine, GenerateRequest& r,
-             const asio::any_io_executor& executor, std::shared_ptr<GenerationStream>& out) {
+// Tokenizes the text and checks the request against the model.
+Status prepare(generation::Generator& engine, GenerateRequest& r) {
   auto& g = r.fields.generation;
   Status status = engine.tokenizer().encode(r.text_input, g.prompt, Tokenizer::no_truncation);
   if (status.ok() && g.prompt.empty()) status = Status::invalid("text_input: empty");
   // vLLM's default max_tokens (Triton's vLLM backend passes it on).
   if (status.ok()) status = generation_fields::prepare(engine, 16, r.fields);
-  if (status.ok()) status = engine.submit(std::move(g), executor, out);
+  return status;
+}
+
+// prepare(), then queues the request.
+Status start(generation::Generator& engine, GenerateRequest& r,
+             const asio::any_io_executor& executor, std::shared_ptr<GenerationStream>& out) {
+  Status status = prepare(engine, r);
+  if (status.ok()) status = engine.submit(std::move(r.fields.generation), executor, out);
   return status;
 }
 
@@ -122,21 +132,57 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
   // The body first: a request is checked whole before the model is looked up.
   Status status = read_generate(req.body, req.body_capacity, false, r);
   if (status.ok()) status = repo.find_generator(model, req.tenant, engine);
+  if (status.ok()) status = prepare(*engine, r);
+
+  // The cache stage, as for OpenAI's completions (scope "generate": the text_input is the
+  // text compared).
+  CacheStage* const stage = repo.cache();
+  const CacheMode mode = status.ok() && stage ? repo.cache_mode(model) : CacheMode::off;
+  CacheDirectives directives;
+  CacheStage::Lookup cached;
+  cached_generation::CachedGeneration answer;
+  std::string scope, text;
+  if (mode != CacheMode::off) {
+    status = cache_fields::read_directives(req, directives);
+    if (status.ok()) {
+      cached_generation::append_scope(scope, "generate", model, repo.generator(model)->version,
+                                      r.fields.generation);
+      cached_generation::append_normalized(text, r.text_input);
+      const cache::CacheKey key{directives.ns, scope, text};
+      co_await stage->lookup(mode, key, directives, cached);
+      if (cached.hit && !cached_generation::decode(*cached.entry.payload, answer)) cached.hit = false;
+    }
+  }
+  const auto prompt_tokens = static_cast<std::int32_t>(r.fields.generation.prompt.size());
   std::shared_ptr<GenerationStream> stream;
   const auto executor = co_await asio::this_coro::executor;
-  if (status.ok()) status = start(*engine, r, executor, stream);
+  if (status.ok() && !cached.hit) {
+    status = engine->submit(std::move(r.fields.generation), executor, stream);
+  }
   if (!status.ok()) {
     fail(res, status);
     co_return;
   }
-  generation_fields::CancelOnExit cancel_on_exit{*stream};
+  std::optional<generation_fields::CancelOnExit> cancel_on_exit;
+  if (stream) cancel_on_exit.emplace(*stream);
+  using cached_generation::UpdateSource;
+  UpdateSource source = cached.hit ? UpdateSource(&answer, prompt_tokens) : UpdateSource(stream.get());
+  // A fresh answer is recorded as it goes and stored once complete.
+  const bool record = mode != CacheMode::off && !cached.hit && directives.store;
+  cached_generation::CachedGeneration recorded;
+  auto store = [&]() -> std::uint64_t {
+    if (!record) return 0;
+    return stage->store({directives.ns, scope, text}, directives, cached,
+                        cached_generation::encode(recorded));
+  };
   GenerationUpdate update;
 
   if (events && res.stream) {
-    const net::HttpResponse head = generation_fields::event_stream_head();
+    net::HttpResponse head = generation_fields::event_stream_head();
+    if (mode != CacheMode::off) cache_fields::annotate(head, cached.outcome());
     if (!co_await res.stream->begin(head)) co_return;
     std::string event;
-    while (co_await stream->next(update)) {
+    while (co_await source.next(update)) {
       event.clear();
       if (Status s = finish_status(update); !s.ok()) {
         event += R"(data: {"error":)";
@@ -144,6 +190,12 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
         event += "}\n\n";
         (void)co_await res.stream->write(event);
         co_return;
+      }
+      if (record) recorded.pieces.push_back(update.text);
+      if (update.finish != FinishReason::none) {
+        recorded.finish = update.finish;
+        recorded.completion_tokens = update.completion_tokens;
+        (void)store();  // complete: cached before the last write
       }
       if (update.text.empty() && update.finish == FinishReason::none) continue;
       event += R"(data: {"model_name":)";
@@ -157,20 +209,25 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
     co_return;
   }
 
-  std::string text;
+  std::string whole;
   GenerationUpdate last;
-  while (co_await stream->next(update)) {
-    text += update.text;
+  while (co_await source.next(update)) {
+    whole += update.text;
+    if (record) recorded.pieces.push_back(update.text);
     if (update.finish != FinishReason::none) last = std::move(update);
   }
   if (Status s = finish_status(last); !s.ok()) {
     fail(res, s);
     co_return;
   }
+  recorded.finish = last.finish;
+  recorded.completion_tokens = last.completion_tokens;
+  const std::uint64_t stored = store();
+  if (mode != CacheMode::off) cache_fields::annotate(res, cached.outcome(stored));
   res.body += R"({"model_name":)";
   json_append_string(res.body, model);
   res.body += R"(,"text_output":)";
-  json_append_string(res.body, text);
+  json_append_string(res.body, whole);
   append_finish(res.body, last);
   res.body += '}';
 }

@@ -21,7 +21,7 @@ ModelRepository::ModelRepository() = default;
 ModelRepository::~ModelRepository() = default;
 
 Status ModelRepository::add(std::string name, std::unique_ptr<generation::Generator> engine,
-                            CacheMode cache) {
+                            CacheMode cache, std::string version) {
   for (const auto& e : endpoints_) {
     if (e->metadata().name == name)
       return Status::invalid("model '" + name + "' is already in the repository");
@@ -29,8 +29,15 @@ Status ModelRepository::add(std::string name, std::unique_ptr<generation::Genera
   for (const auto& g : generators_) {
     if (g.name == name) return Status::invalid("model '" + name + "' is already in the repository");
   }
-  generators_.push_back({std::move(name), std::move(engine), cache});
+  generators_.push_back({std::move(name), std::move(engine), cache, std::move(version)});
   return {};
+}
+
+const ModelRepository::Generator* ModelRepository::generator(std::string_view name) const noexcept {
+  for (const auto& g : generators_) {
+    if (g.name == name) return &g;
+  }
+  return nullptr;
 }
 
 CacheMode ModelRepository::cache_mode(std::string_view model) const noexcept {

@@ -2,7 +2,8 @@
 for the X-Cache headers) and `requests`: exact and semantic hits answer with the cached
 completion, a negated question and another namespace miss, a stream is replayed, no-store
 skips the cache, invalidation by id and by namespace, /metrics, and a snapshot restored
-after a restart; and OIP infer of the digits classifier with cache = "exact".
+after a restart; Triton's generate extension; and OIP infer of the digits classifier with
+cache = "exact".
 configs/default.toml started with --model minilm --model smollm2 --model digits. Exit 0 on
 success; skipped (exit 0 with a message) when SmolLM2 is not installed.
 
@@ -44,6 +45,24 @@ def digits_infer(base, pixels, headers=None):
                                         "data": pixels}]})
     assert r.status_code == 200, r.text
     return {o["name"]: o["data"] for o in r.json()["outputs"]}, r.headers
+
+
+def check_generate_cache(base):
+    """Triton's generate extension, whole and as Server-Sent Events, through the same cache."""
+    body = {"text_input": "The three primary colors are", "parameters": {"max_tokens": 8, "temperature": 0}}
+    url = f"{base}/v2/models/smollm2/generate"
+    first = requests.post(url, json=body, timeout=60)
+    assert first.status_code == 200 and first.headers["X-Cache"] == "miss", first.headers
+    again = requests.post(url, json=body, timeout=60)
+    assert again.headers["X-Cache"] == "hit-exact", again.headers
+    assert again.json()["text_output"] == first.json()["text_output"], (again.text, first.text)
+    assert again.json()["finish_reason"] == "length", again.text
+    with requests.post(f"{url}_stream", json=body, timeout=60, stream=True) as streamed:
+        assert streamed.headers["X-Cache"] == "hit-exact", streamed.headers
+        events = [json.loads(line[6:]) for line in streamed.iter_lines(decode_unicode=True)
+                  if line.startswith("data: ")]
+    assert "".join(e["text_output"] for e in events) == first.json()["text_output"], events
+    assert events[-1]["finish_reason"] == "length", events[-1]
 
 
 def check_infer_cache(base):
@@ -121,12 +140,14 @@ def main():
             assert bad.status_code == 400 and "X-Cache-Namespace" in bad.json()["error"]["message"], bad.text
 
             check_infer_cache(base)
+            check_generate_cache(base)
 
             metrics = requests.get(f"{base}/metrics", timeout=10).text
             assert "coinfer_cache_semantic_hits_total 1" in metrics, metrics
             assert "coinfer_cache_guard_rejections_total" in metrics
             stats = requests.get(f"{base}/v2/cache", timeout=10).json()
-            assert stats["entries"] == 6 and stats["vectors"] == 4, stats  # 2 digits entries
+            # 2 digits entries; the generate entry has a vector too
+            assert stats["entries"] == 7 and stats["vectors"] == 5, stats
         finally:
             proc.send_signal(signal.SIGTERM)  # drains, then writes the snapshot
             proc.wait(timeout=60)

@@ -41,9 +41,12 @@ class ModelRepository {
     std::string name;
     std::unique_ptr<generation::Generator> engine;
     CacheMode cache = CacheMode::off;
+    std::string version = "1";  // [models.NAME] version: metadata, and the cache's scope
   };
   Status add(std::string name, std::unique_ptr<generation::Generator> engine,
-             CacheMode cache = CacheMode::off);
+             CacheMode cache = CacheMode::off, std::string version = "1");
+  // The generator named `name`, or null.
+  const Generator* generator(std::string_view name) const noexcept;
   // Errors as find()'s; invalid_argument when `name` is an endpoint that does not generate.
   Status find_generator(std::string_view name, const Tenant* tenant,
                         generation::Generator*& out) const;

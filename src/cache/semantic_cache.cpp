@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "coinfer/cache/agreement.hpp"
+#include "coinfer/core/byte_io.hpp"
 
 namespace coinfer::cache {
 
@@ -410,52 +411,43 @@ std::uint64_t fnv1a(std::string_view bytes) {
   return hash;
 }
 
-template <class T>
-void put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
 void put_string(std::string& out, std::string_view s) {
-  put<std::uint64_t>(out, s.size());
+  append_raw<std::uint64_t>(out, s.size());
   out += s;
 }
 
+// ByteReader with errors that name what was cut short and where.
 class Reader {
  public:
   explicit Reader(std::string_view bytes) : bytes_(bytes) {}
   template <class T>
   Status get(T& out, const char* what) {
-    if (bytes_.size() - offset_ < sizeof(T)) return truncated(what);
-    std::memcpy(&out, bytes_.data() + offset_, sizeof(T));
-    offset_ += sizeof(T);
-    return {};
+    return bytes_.get(out) ? Status{} : truncated(what);
   }
   Status get_string(std::string& out, const char* what) {
     std::uint64_t size = 0;
-    if (auto s = get(size, what); !s.ok()) return s;
-    if (bytes_.size() - offset_ < size) return truncated(what);
-    out.assign(bytes_.data() + offset_, size);
-    offset_ += size;
+    std::string_view view;
+    if (!bytes_.get(size) || !bytes_.get_bytes(size, view)) return truncated(what);
+    out.assign(view);
     return {};
   }
   Status get_floats(std::vector<float>& out, std::size_t n, const char* what) {
-    if ((bytes_.size() - offset_) / sizeof(float) < n) return truncated(what);
+    std::string_view view;
+    if (bytes_.left() / sizeof(float) < n || !bytes_.get_bytes(n * sizeof(float), view)) {
+      return truncated(what);
+    }
     out.resize(n);
-    std::memcpy(out.data(), bytes_.data() + offset_, n * sizeof(float));
-    offset_ += n * sizeof(float);
+    std::memcpy(out.data(), view.data(), view.size());
     return {};
   }
-  std::size_t offset() const noexcept { return offset_; }
+  std::size_t offset() const noexcept { return bytes_.offset(); }
   Status fail(const std::string& what) const {
-    return Status::invalid(what + " at offset " + std::to_string(offset_));
+    return Status::invalid(what + " at offset " + std::to_string(offset()));
   }
 
  private:
   Status truncated(const char* what) const { return fail(std::string("truncated ") + what); }
-  std::string_view bytes_;
-  std::size_t offset_ = 0;
+  ByteReader bytes_;
 };
 
 std::int64_t unix_ms_now() {
@@ -505,11 +497,11 @@ Status SemanticCache::save(const std::filesystem::path& path) const {
     std::shared_lock lock(mutex_);
     out.reserve(bytes_ + 64);
     out.append(kMagic, sizeof(kMagic));
-    put<std::uint32_t>(out, kFormatVersion);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(options_.dimension));
+    append_raw<std::uint32_t>(out, kFormatVersion);
+    append_raw<std::uint32_t>(out, static_cast<std::uint32_t>(options_.dimension));
     put_string(out, options_.embedder);
-    put<std::uint64_t>(out, next_id_);
-    put<std::uint64_t>(out, lru_.size());
+    append_raw<std::uint64_t>(out, next_id_);
+    append_raw<std::uint64_t>(out, lru_.size());
     // The vectors, by entry id.
     std::vector<std::uint64_t> ids;
     std::vector<float> vectors;
@@ -522,19 +514,19 @@ Status SemanticCache::save(const std::filesystem::path& path) const {
     const auto d = static_cast<std::size_t>(options_.dimension);
     for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
       const Entry& entry = *it;
-      put<std::uint64_t>(out, entry.id);
+      append_raw<std::uint64_t>(out, entry.id);
       std::int64_t expires = 0;
       if (entry.expires != Clock::time_point::max()) {
         expires = unix_now +
                   std::chrono::duration_cast<std::chrono::milliseconds>(entry.expires - steady_now)
                       .count();
       }
-      put<std::int64_t>(out, expires);
+      append_raw<std::int64_t>(out, expires);
       put_string(out, entry.key);
-      put<std::uint32_t>(out, entry.ns_size);
-      put<std::uint32_t>(out, entry.scope_size);
+      append_raw<std::uint32_t>(out, entry.ns_size);
+      append_raw<std::uint32_t>(out, entry.scope_size);
       const auto row = entry.partition ? row_of.find(entry.id) : row_of.end();
-      put<std::uint8_t>(out, row != row_of.end() ? 1 : 0);
+      append_raw<std::uint8_t>(out, row != row_of.end() ? 1 : 0);
       if (row != row_of.end()) {
         out.append(reinterpret_cast<const char*>(vectors.data() + row->second * d),
                    d * sizeof(float));
@@ -542,7 +534,7 @@ Status SemanticCache::save(const std::filesystem::path& path) const {
       put_string(out, *entry.payload);
     }
   }
-  put<std::uint64_t>(out, fnv1a(out));
+  append_raw<std::uint64_t>(out, fnv1a(out));
   return write_file_atomically(path, out);
 }
 

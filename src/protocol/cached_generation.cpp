@@ -3,51 +3,37 @@
 #include <cstdio>
 #include <cstring>
 
+#include "coinfer/core/byte_io.hpp"
+
 namespace coinfer::cached_generation {
-namespace {
-
-template <class T>
-void put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-}  // namespace
-
 std::string encode(const CachedGeneration& c) {
   std::string out;
-  put<std::uint8_t>(out, c.finish == generation::FinishReason::length ? 2 : 1);
-  put<std::int32_t>(out, c.completion_tokens);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(c.pieces.size()));
+  append_raw<std::uint8_t>(out, c.finish == generation::FinishReason::length ? 2 : 1);
+  append_raw<std::int32_t>(out, c.completion_tokens);
+  append_raw<std::uint32_t>(out, static_cast<std::uint32_t>(c.pieces.size()));
   for (const auto& piece : c.pieces) {
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(piece.size()));
+    append_raw<std::uint32_t>(out, static_cast<std::uint32_t>(piece.size()));
     out += piece;
   }
   return out;
 }
 
-bool decode(std::string_view in, CachedGeneration& out) {
-  auto get = [&in](auto& value) {
-    if (in.size() < sizeof(value)) return false;
-    std::memcpy(&value, in.data(), sizeof(value));
-    in.remove_prefix(sizeof(value));
-    return true;
-  };
+bool decode(std::string_view payload, CachedGeneration& out) {
+  ByteReader in(payload);
   std::uint8_t finish = 0;
   std::uint32_t count = 0;
-  if (!get(finish) || !get(out.completion_tokens) || !get(count) || (finish != 1 && finish != 2) ||
-      count == 0) {
+  if (!in.get(finish) || !in.get(out.completion_tokens) || !in.get(count) ||
+      (finish != 1 && finish != 2) || count == 0) {
     return false;
   }
   out.finish = finish == 2 ? generation::FinishReason::length : generation::FinishReason::stop;
   for (std::uint32_t i = 0; i < count; ++i) {
     std::uint32_t size = 0;
-    if (!get(size) || in.size() < size) return false;
-    out.pieces.emplace_back(in.substr(0, size));
-    in.remove_prefix(size);
+    std::string_view piece;
+    if (!in.get(size) || !in.get_bytes(size, piece)) return false;
+    out.pieces.emplace_back(piece);
   }
-  return in.empty();
+  return in.left() == 0;
 }
 
 void append_normalized(std::string& out, std::string_view text) {
@@ -98,17 +84,51 @@ void append_scope(std::string& scope, std::string_view route, std::string_view m
   scope += '\x1e';
 }
 
-boost::asio::awaitable<bool> UpdateSource::next(generation::GenerationUpdate& out) {
-  if (live_) co_return co_await live_->next(out);
-  if (next_ >= cached_->pieces.size()) co_return false;
-  out = generation::GenerationUpdate{};
-  out.text = cached_->pieces[next_++];
-  if (next_ == cached_->pieces.size()) {
-    out.finish = cached_->finish;
-    out.prompt_tokens = prompt_tokens_;
-    out.completion_tokens = cached_->completion_tokens;
+boost::asio::awaitable<void> CachedRun::lookup() {
+  const cache::CacheKey key{directives.ns, scope, text};
+  co_await stage_->lookup(mode_, key, directives, found_);
+  if (found_.hit && !decode(*found_.entry.payload, answer_)) found_.hit = false;
+}
+
+Status CachedRun::start(generation::Generator& engine, generation::GenerationRequest request,
+                        const boost::asio::any_io_executor& executor) {
+  prompt_tokens_ = static_cast<std::int32_t>(request.prompt.size());
+  if (found_.hit) return {};
+  record_ = caching() && directives.store;
+  Status status = engine.submit(std::move(request), executor, stream_);
+  if (status.ok()) cancel_on_exit_.emplace(*stream_);
+  return status;
+}
+
+boost::asio::awaitable<bool> CachedRun::next(generation::GenerationUpdate& out) {
+  using generation::FinishReason;
+  if (found_.hit) {
+    if (replayed_ >= answer_.pieces.size()) co_return false;
+    out = generation::GenerationUpdate{};
+    out.text = answer_.pieces[replayed_++];
+    if (replayed_ == answer_.pieces.size()) {
+      out.finish = answer_.finish;
+      out.prompt_tokens = prompt_tokens_;
+      out.completion_tokens = answer_.completion_tokens;
+    }
+    co_return true;
+  }
+  if (!co_await stream_->next(out)) co_return false;
+  if (record_) {
+    recorded_.pieces.push_back(out.text);
+    if (out.finish == FinishReason::stop || out.finish == FinishReason::length) {
+      // Complete: stored before the adapter writes the last of it, whether or not the client
+      // reads it.
+      recorded_.finish = out.finish;
+      recorded_.completion_tokens = out.completion_tokens;
+      stored_ = stage_->store({directives.ns, scope, text}, directives, found_, encode(recorded_));
+    }
   }
   co_return true;
+}
+
+CacheOutcome CachedRun::outcome() const {
+  return caching() ? found_.outcome(stored_) : CacheOutcome{};
 }
 
 }  // namespace coinfer::cached_generation

@@ -1,13 +1,18 @@
 #pragma once
 // What the text-generation adapters (OpenAI's completions, Triton's generate) share about the
-// response cache: the key of a generation, the form an answer is kept in, and its replay.
+// response cache: the key of a generation, the form an answer is kept in, and a generation's
+// run through the cache (lookup, engine or replay, store).
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "coinfer/generation/generator.hpp"
+#include "coinfer/serving/cache_stage.hpp"
+#include "generation_fields.hpp"
 
 namespace coinfer::cached_generation {
 
@@ -32,20 +37,43 @@ void append_normalized(std::string& out, std::string_view text);
 void append_scope(std::string& scope, std::string_view route, std::string_view model,
                   std::string_view version, const generation::GenerationRequest& request);
 
-// Where a response's updates come from: the engine's stream, or a cached answer replayed as
-// the same sequence of updates (the last with its finish and token counts).
-class UpdateSource {
+// One generation's way through the response cache: looked up before the engine; on a miss
+// started on the engine, its updates recorded as they pass and stored once it finished (stop
+// or length); on a hit the kept answer replayed as the same updates (the last with its finish
+// and token counts). Without a cache (no stage, or mode off) it only runs the engine.
+class CachedRun {
  public:
-  explicit UpdateSource(generation::GenerationStream* live) : live_(live) {}
-  UpdateSource(const CachedGeneration* cached, std::int32_t prompt_tokens)
-      : cached_(cached), prompt_tokens_(prompt_tokens) {}
+  CachedRun(CacheStage* stage, CacheMode mode)
+      : stage_(stage), mode_(stage ? mode : CacheMode::off) {}
+  bool caching() const noexcept { return mode_ != CacheMode::off; }
+
+  // Set by the adapter before lookup(): the request's headers and its key besides the
+  // namespace (append_scope, append_normalized).
+  CacheDirectives directives;
+  std::string scope;
+  std::string text;
+
+  boost::asio::awaitable<void> lookup();
+  // Queues `request` on the engine unless the lookup hit. Destroying the run cancels it.
+  Status start(generation::Generator& engine, generation::GenerationRequest request,
+               const boost::asio::any_io_executor& executor);
+  // The next update, as GenerationStream::next; false after the last.
   boost::asio::awaitable<bool> next(generation::GenerationUpdate& out);
+  // For the X-Cache headers (nothing when not caching); the stored entry once stored.
+  CacheOutcome outcome() const;
 
  private:
-  generation::GenerationStream* live_ = nullptr;
-  const CachedGeneration* cached_ = nullptr;
+  CacheStage* stage_;
+  CacheMode mode_;
+  CacheStage::Lookup found_;
+  CachedGeneration answer_;    // a hit's
+  CachedGeneration recorded_;  // a miss's, as it passes
+  bool record_ = false;
+  std::uint64_t stored_ = 0;
   std::int32_t prompt_tokens_ = 0;
-  std::size_t next_ = 0;
+  std::size_t replayed_ = 0;
+  std::shared_ptr<generation::GenerationStream> stream_;
+  std::optional<generation_fields::CancelOnExit> cancel_on_exit_;
 };
 
 }  // namespace coinfer::cached_generation

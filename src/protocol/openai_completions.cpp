@@ -420,48 +420,23 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   }
 
   // The cache stage: a hit answers without the model. Requests for logprobs bypass it.
-  CacheStage* const stage = repo.cache();
-  const CacheMode mode = r.logprobs ? CacheMode::off : repo.cache_mode(r.model);
-  CacheDirectives directives;
-  CacheStage::Lookup cached;
-  cached_generation::CachedGeneration answer;
-  std::string scope, text;
-  if (stage && mode != CacheMode::off) {
-    if (status = cache_fields::read_directives(req, directives); !status.ok()) {
+  cached_generation::CachedRun run(repo.cache(),
+                                   r.logprobs ? CacheMode::off : repo.cache_mode(r.model));
+  if (run.caching()) {
+    if (status = cache_fields::read_directives(req, run.directives); !status.ok()) {
       fail(res, status);
       co_return;
     }
-    cache_key_parts(r, repo.generator(r.model)->version, g, scope, text);
-    const cache::CacheKey key{directives.ns, scope, text};
-    co_await stage->lookup(mode, key, directives, cached);
-    if (cached.hit && !cached_generation::decode(*cached.entry.payload, answer)) cached.hit = false;
+    cache_key_parts(r, repo.generator(r.model)->version, g, run.scope, run.text);
+    co_await run.lookup();
   }
-  const auto prompt_tokens = static_cast<std::int32_t>(g.prompt.size());
-
-  std::shared_ptr<generation::GenerationStream> stream;
-  if (!cached.hit) {
-    // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries (here the
-    // request argument) twice when the expression also holds a co_await.
-    const auto executor = co_await asio::this_coro::executor;
-    status = engine->submit(std::move(g), executor, stream);
-    if (!status.ok()) {
-      fail(res, status);
-      co_return;
-    }
+  // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries (here the
+  // request argument) twice when the expression also holds a co_await.
+  const auto executor = co_await asio::this_coro::executor;
+  if (status = run.start(*engine, std::move(g), executor); !status.ok()) {
+    fail(res, status);
+    co_return;
   }
-  // Destroying the stream (the client left, an error) cancels the generation.
-  std::optional<generation_fields::CancelOnExit> cancel_on_exit;
-  if (stream) cancel_on_exit.emplace(*stream);
-  using cached_generation::UpdateSource;
-  UpdateSource source = cached.hit ? UpdateSource(&answer, prompt_tokens) : UpdateSource(stream.get());
-  // A fresh answer is recorded as it goes and stored once complete.
-  const bool record = stage && mode != CacheMode::off && !cached.hit && directives.store;
-  cached_generation::CachedGeneration recorded;
-  auto store = [&]() -> std::uint64_t {
-    if (!record) return 0;
-    return stage->store({directives.ns, scope, text}, directives, cached,
-                        cached_generation::encode(recorded));
-  };
 
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);
   const std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
@@ -472,11 +447,11 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
 
   if (r.stream && res.stream) {
     HttpResponse head = generation_fields::event_stream_head();
-    if (stage && mode != CacheMode::off) cache_fields::annotate(head, cached.outcome());
+    cache_fields::annotate(head, run.outcome());
     if (!co_await res.stream->begin(head)) co_return;
     std::string event;
     bool first = true;
-    while (co_await source.next(update)) {
+    while (co_await run.next(update)) {
       event.clear();
       if (update.finish != FinishReason::none && update.finish != FinishReason::stop &&
           update.finish != FinishReason::length) {
@@ -486,7 +461,6 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
         (void)co_await res.stream->write(event);
         co_return;
       }
-      if (record) recorded.pieces.push_back(update.text);
       if (!update.text.empty() || !update.tokens.empty() || update.finish != FinishReason::none || first) {
         event += "data: ";
         chunk_json(event, r, id, created, r.model, tokenizer, update, first, text_offset);
@@ -494,8 +468,6 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
         first = false;
       }
       if (update.finish != FinishReason::none) {
-        recorded.finish = update.finish;
-        recorded.completion_tokens = update.completion_tokens;
         if (r.include_usage) {
           event += R"(data: {"id":)";
           json_append_string(event, id);
@@ -508,7 +480,6 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
           event += "}\n\n";
         }
         event += "data: [DONE]\n\n";
-        (void)store();  // complete: cached before the last write, whether or not the client reads it
       }
       if (!event.empty() && !co_await res.stream->write(event)) co_return;
     }
@@ -519,9 +490,8 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   std::string whole;
   std::vector<generation::GeneratedToken> tokens;
   GenerationUpdate last;
-  while (co_await source.next(update)) {
+  while (co_await run.next(update)) {
     whole += update.text;
-    if (record) recorded.pieces.push_back(update.text);
     if (r.logprobs) {
       for (auto& t : update.tokens) tokens.push_back(std::move(t));
     }
@@ -531,10 +501,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     fail(res, s);
     co_return;
   }
-  recorded.finish = last.finish;
-  recorded.completion_tokens = last.completion_tokens;
-  const std::uint64_t stored = store();
-  if (stage && mode != CacheMode::off) cache_fields::annotate(res, cached.outcome(stored));
+  cache_fields::annotate(res, run.outcome());
   std::string& out = res.body;
   out += R"({"id":)";
   json_append_string(out, id);

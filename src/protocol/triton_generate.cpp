@@ -136,53 +136,30 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
 
   // The cache stage, as for OpenAI's completions (scope "generate": the text_input is the
   // text compared).
-  CacheStage* const stage = repo.cache();
-  const CacheMode mode = status.ok() && stage ? repo.cache_mode(model) : CacheMode::off;
-  CacheDirectives directives;
-  CacheStage::Lookup cached;
-  cached_generation::CachedGeneration answer;
-  std::string scope, text;
-  if (mode != CacheMode::off) {
-    status = cache_fields::read_directives(req, directives);
+  cached_generation::CachedRun run(repo.cache(), status.ok() ? repo.cache_mode(model) : CacheMode::off);
+  if (run.caching()) {
+    status = cache_fields::read_directives(req, run.directives);
     if (status.ok()) {
-      cached_generation::append_scope(scope, "generate", model, repo.generator(model)->version,
+      cached_generation::append_scope(run.scope, "generate", model, repo.generator(model)->version,
                                       r.fields.generation);
-      cached_generation::append_normalized(text, r.text_input);
-      const cache::CacheKey key{directives.ns, scope, text};
-      co_await stage->lookup(mode, key, directives, cached);
-      if (cached.hit && !cached_generation::decode(*cached.entry.payload, answer)) cached.hit = false;
+      cached_generation::append_normalized(run.text, r.text_input);
+      co_await run.lookup();
     }
   }
-  const auto prompt_tokens = static_cast<std::int32_t>(r.fields.generation.prompt.size());
-  std::shared_ptr<GenerationStream> stream;
   const auto executor = co_await asio::this_coro::executor;
-  if (status.ok() && !cached.hit) {
-    status = engine->submit(std::move(r.fields.generation), executor, stream);
-  }
+  if (status.ok()) status = run.start(*engine, std::move(r.fields.generation), executor);
   if (!status.ok()) {
     fail(res, status);
     co_return;
   }
-  std::optional<generation_fields::CancelOnExit> cancel_on_exit;
-  if (stream) cancel_on_exit.emplace(*stream);
-  using cached_generation::UpdateSource;
-  UpdateSource source = cached.hit ? UpdateSource(&answer, prompt_tokens) : UpdateSource(stream.get());
-  // A fresh answer is recorded as it goes and stored once complete.
-  const bool record = mode != CacheMode::off && !cached.hit && directives.store;
-  cached_generation::CachedGeneration recorded;
-  auto store = [&]() -> std::uint64_t {
-    if (!record) return 0;
-    return stage->store({directives.ns, scope, text}, directives, cached,
-                        cached_generation::encode(recorded));
-  };
   GenerationUpdate update;
 
   if (events && res.stream) {
     net::HttpResponse head = generation_fields::event_stream_head();
-    if (mode != CacheMode::off) cache_fields::annotate(head, cached.outcome());
+    cache_fields::annotate(head, run.outcome());
     if (!co_await res.stream->begin(head)) co_return;
     std::string event;
-    while (co_await source.next(update)) {
+    while (co_await run.next(update)) {
       event.clear();
       if (Status s = finish_status(update); !s.ok()) {
         event += R"(data: {"error":)";
@@ -190,12 +167,6 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
         event += "}\n\n";
         (void)co_await res.stream->write(event);
         co_return;
-      }
-      if (record) recorded.pieces.push_back(update.text);
-      if (update.finish != FinishReason::none) {
-        recorded.finish = update.finish;
-        recorded.completion_tokens = update.completion_tokens;
-        (void)store();  // complete: cached before the last write
       }
       if (update.text.empty() && update.finish == FinishReason::none) continue;
       event += R"(data: {"model_name":)";
@@ -211,19 +182,15 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
 
   std::string whole;
   GenerationUpdate last;
-  while (co_await source.next(update)) {
+  while (co_await run.next(update)) {
     whole += update.text;
-    if (record) recorded.pieces.push_back(update.text);
     if (update.finish != FinishReason::none) last = std::move(update);
   }
   if (Status s = finish_status(last); !s.ok()) {
     fail(res, s);
     co_return;
   }
-  recorded.finish = last.finish;
-  recorded.completion_tokens = last.completion_tokens;
-  const std::uint64_t stored = store();
-  if (mode != CacheMode::off) cache_fields::annotate(res, cached.outcome(stored));
+  cache_fields::annotate(res, run.outcome());
   res.body += R"({"model_name":)";
   json_append_string(res.body, model);
   res.body += R"(,"text_output":)";

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "coinfer/core/byte_io.hpp"
 #include "coinfer/serving/cache_stage.hpp"
 
 namespace coinfer {
@@ -32,55 +33,43 @@ ModelMetadata wire_metadata(const ModelMetadata& model, const std::optional<Text
   return wire;
 }
 
-template <class T>
-void put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
 // A request's outputs as the cache keeps them: u32 count, then per tensor u8 dtype, u32 rank,
 // rank x i64 dims, u64 size, bytes. Tensors of strings are not kept (false).
 bool encode_outputs(const std::vector<Tensor>& outputs, std::string& out) {
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(outputs.size()));
+  append_raw<std::uint32_t>(out, static_cast<std::uint32_t>(outputs.size()));
   for (const Tensor& t : outputs) {
     if (t.dtype() == DType::Bytes) return false;
-    put<std::uint8_t>(out, static_cast<std::uint8_t>(t.dtype()));
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(t.shape().size()));
-    for (std::int64_t d : t.shape()) put<std::int64_t>(out, d);
-    put<std::uint64_t>(out, t.bytes().size());
+    append_raw<std::uint8_t>(out, static_cast<std::uint8_t>(t.dtype()));
+    append_raw<std::uint32_t>(out, static_cast<std::uint32_t>(t.shape().size()));
+    for (std::int64_t d : t.shape()) append_raw<std::int64_t>(out, d);
+    append_raw<std::uint64_t>(out, t.bytes().size());
     out.append(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
   }
   return true;
 }
 
-bool decode_outputs(std::string_view in, std::vector<Tensor>& out) {
-  auto get = [&in](auto& value) {
-    if (in.size() < sizeof(value)) return false;
-    std::memcpy(&value, in.data(), sizeof(value));
-    in.remove_prefix(sizeof(value));
-    return true;
-  };
+bool decode_outputs(std::string_view payload, std::vector<Tensor>& out) {
+  ByteReader in(payload);
   std::uint32_t count = 0;
-  if (!get(count)) return false;
+  if (!in.get(count)) return false;
   out.clear();
   for (std::uint32_t i = 0; i < count; ++i) {
     std::uint8_t dtype = 0;
     std::uint32_t rank = 0;
-    if (!get(dtype) || !get(rank) || rank > 8) return false;
+    if (!in.get(dtype) || !in.get(rank) || rank > 8) return false;
     Shape shape(rank);
     for (auto& d : shape) {
-      if (!get(d) || d < 0) return false;
+      if (!in.get(d) || d < 0) return false;
     }
     std::uint64_t size = 0;
-    if (!get(size) || in.size() < size) return false;
+    std::string_view data;
+    if (!in.get(size) || !in.get_bytes(size, data)) return false;
     Tensor& t = out.emplace_back();
     t.resize(static_cast<DType>(dtype), shape);
     if (t.bytes().size() != size) return false;
-    std::memcpy(t.bytes().data(), in.data(), size);
-    in.remove_prefix(size);
+    std::memcpy(t.bytes().data(), data.data(), size);
   }
-  return in.empty();
+  return in.left() == 0;
 }
 
 void append_value(std::string& out, const ParameterValue& value) {
@@ -123,21 +112,21 @@ bool Endpoint::cache_key(const InferRequest& request, BatchTicket& ticket, std::
   }
   // The inputs: a dense model's rows as the model receives them (rows x the model's row
   // shape), or a text endpoint's texts (or token id rows), each with its length.
-  put<std::int32_t>(text, ticket.rows());
+  append_raw<std::int32_t>(text, ticket.rows());
   if (!text_) {
     for (std::size_t i = 0; i < metadata_.inputs.size(); ++i) {
       const std::span<std::byte> bytes = ticket.input(i);
-      put<std::uint64_t>(text, bytes.size());
+      append_raw<std::uint64_t>(text, bytes.size());
       text.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     }
   } else if (!request.token_ids.empty()) {
     for (const auto& row : request.token_ids) {
-      put<std::uint64_t>(text, row.size());
+      append_raw<std::uint64_t>(text, row.size());
       text.append(reinterpret_cast<const char*>(row.data()), row.size() * sizeof(std::int32_t));
     }
   } else {
     for (const std::string& row : request.inputs.at(0).strings()) {
-      put<std::uint64_t>(text, row.size());
+      append_raw<std::uint64_t>(text, row.size());
       text += row;
     }
   }

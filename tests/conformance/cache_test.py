@@ -90,6 +90,7 @@ def main():
         with open(config) as f:
             text = f.read().replace('snapshot_file = ""', f'snapshot_file = "{snapshot}"')
             text = text.replace("[models.digits]\n", '[models.digits]\ncache = "exact"\n')
+            text = text.replace("[models.smollm2]\n", '[models.smollm2]\nversion = "3"\n')
         with open(config, "w") as f:
             f.write(text)
 
@@ -141,6 +142,10 @@ def main():
 
             check_infer_cache(base)
             check_generate_cache(base)
+
+            # The configured version: in the metadata, and in the cache's scope.
+            metadata = requests.get(f"{base}/v2/models/smollm2", timeout=10).json()
+            assert metadata["versions"] == ["3"], metadata
 
             metrics = requests.get(f"{base}/metrics", timeout=10).text
             assert "coinfer_cache_semantic_hits_total 1" in metrics, metrics

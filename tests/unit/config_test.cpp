@@ -204,3 +204,40 @@ TEST_CASE("--model keeps only the named models and names one the config lacks") 
   CHECK(missing.message() == "--model nope: no such model in the config");
   CHECK(config.models.size() == 2);
 }
+
+TEST_CASE("[cache] and a model's cache mode are read, checked by key and written back") {
+  Config config;
+  REQUIRE(parse_config("[cache]\nmax_entries = 10\nttl_s = 0\nsimilarity_threshold = 0.9\n"
+                       "guards = false\nindex = \"flat\"\nsnapshot_file = \"c.snapshot\"\n"
+                       "[models.m]\nkind = \"llm\"\ncache = \"semantic\"\n",
+                       config)
+              .ok());
+  CHECK(config.cache.max_entries == 10);
+  CHECK(config.cache.ttl_s == 0);
+  CHECK(config.cache.similarity_threshold == doctest::Approx(0.9));
+  CHECK_FALSE(config.cache.guards);
+  CHECK(config.cache.index == "flat");
+  CHECK(config.models[0].cache == CacheMode::semantic);
+  Config again;
+  REQUIRE(parse_config(to_toml(config), again).ok());
+  CHECK(again.cache.max_entries == 10);
+  CHECK(again.cache.snapshot_file == "c.snapshot");
+  CHECK_FALSE(again.cache.guards);
+  CHECK(again.models[0].cache == CacheMode::semantic);
+
+  Config defaults;
+  REQUIRE(parse_config("[models.m]\nkind = \"mlp\"\n", defaults).ok());
+  CHECK(defaults.models[0].cache == CacheMode::off);
+  const auto error = [](const char* text) {
+    Config fresh;
+    return parse_config(text, fresh).message();
+  };
+  CHECK(error("[models.m]\nkind = \"mlp\"\ncache = \"fuzzy\"\n") ==
+        "models.m.cache: unknown mode 'fuzzy' (known: off, exact, semantic)");
+  CHECK(error("[cache]\nsimilarity_threshold = 1.5\n") ==
+        "cache.similarity_threshold: must be in (0, 1]");
+  CHECK(error("[cache]\nindex = \"hnsw\"\n") ==
+        "cache.index: unknown index 'hnsw' (known: auto, flat, ivf)");
+  CHECK(error("[cache]\nguards = 1\n") == "cache.guards: expected a boolean");
+  CHECK(error("[cache]\nmax_entrys = 1\n") == "cache.max_entrys: unknown key");
+}

@@ -1,0 +1,266 @@
+// coinfer-batch: offline batch inference over a data set, with the server's models and
+// executors. Rows stream from a file (JSONL, CSV, .npy) or a PostgreSQL query through parallel
+// preprocessing and large batches to chunked, atomically committed outputs (JSONL or .npy
+// files, or a PostgreSQL table). Memory stays bounded whatever the input's size; --resume
+// continues a run that was killed, writing every row exactly once; --shard i/N splits the
+// rows among N processes.
+//
+//   coinfer-batch --model digits --input digits.jsonl --field pixels --output out/
+//   coinfer-batch --model minilm --input docs.csv --columns body --id-field doc_id
+//                 --output emb/ --output-format npy
+//   coinfer-batch --model minilm --input postgresql:///corpus
+//                 --query "SELECT id, body FROM docs ORDER BY id" --columns body --id-field id
+//                 --output postgresql:///corpus --table emb
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "coinfer/core/config.hpp"
+#include "coinfer/models/builtin_models.hpp"
+#include "coinfer/offline/pipeline.hpp"
+#include "coinfer/offline/postgres.hpp"
+#include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/runtime/cpu_executor.hpp"
+
+using namespace coinfer;
+using namespace coinfer::offline;
+
+namespace {
+
+std::string duration_text(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  const auto total = static_cast<long long>(s + 0.5);
+  char out[32];
+  std::snprintf(out, sizeof out, "%lld:%02lld:%02lld", total / 3600, total / 60 % 60, total % 60);
+  return out;
+}
+
+std::string count_text(std::int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// "rows 120,000 / 1,000,000 (12.0%)  41,733 rows/s  ETA 0:00:21"
+std::string progress_line(const JobProgress& p, double elapsed) {
+  const double rate = elapsed > 0 ? static_cast<double>(p.rows_done) / elapsed : 0;
+  double fraction = -1;
+  std::string line = "rows " + count_text(p.rows_done);
+  if (p.rows_expected >= 0) {
+    line += " / " + count_text(p.rows_expected);
+    fraction = p.rows_expected ? static_cast<double>(p.rows_done) / static_cast<double>(p.rows_expected) : 1;
+  } else if (p.fraction_read >= 0) {
+    fraction = p.fraction_read;
+  }
+  char tail[128];
+  if (fraction >= 0) {
+    const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : NAN;
+    std::snprintf(tail, sizeof tail, " (%.1f%%)  %s rows/s  ETA %s", 100 * fraction,
+                  count_text(static_cast<std::int64_t>(rate)).c_str(), duration_text(eta).c_str());
+  } else {
+    std::snprintf(tail, sizeof tail, "  %s rows/s", count_text(static_cast<std::int64_t>(rate)).c_str());
+  }
+  return line + tail;
+}
+
+// A connection string as the manifest keeps it: no user or password.
+std::string without_credentials(const std::string& connection) {
+  const auto scheme = connection.find("://");
+  if (scheme != std::string::npos) {
+    const auto at = connection.find('@', scheme);
+    if (at == std::string::npos) return connection;
+    return connection.substr(0, scheme + 3) + connection.substr(at + 1);
+  }
+  std::string out;
+  std::size_t i = 0;
+  while (i < connection.size()) {
+    std::size_t end = connection.find(' ', i);
+    if (end == std::string::npos) end = connection.size();
+    const std::string pair = connection.substr(i, end - i);
+    if (!pair.empty() && !pair.starts_with("password=") && !pair.starts_with("user="))
+      out += (out.empty() ? "" : " ") + pair;
+    i = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ensure_passive_compute_wait(argv);
+  CLI::App cli{"coinfer-batch: offline batch inference (JSONL, CSV, .npy, PostgreSQL)"};
+  std::string config_path = "configs/default.toml", model_name, input, format = "auto", query;
+  std::string output, output_format = "jsonl", table, shard_text = "0/1", progress = "auto";
+  JobOptions options;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.workers = cores;
+  int compute_threads = 0;  // 0: the config's [compute] threads
+  bool json_summary = false;
+  cli.add_option("--config", config_path, "TOML config with the model's [models.NAME] section")
+      ->capture_default_str();
+  cli.add_option("--model", model_name, "the model to run (a [models] entry of the config)")->required();
+  cli.add_option("--input", input, "a .jsonl, .csv or .npy file, or a PostgreSQL connection string")
+      ->required();
+  cli.add_option("--format", format, "input format: auto (by extension), jsonl, csv, npy")
+      ->check(CLI::IsMember({"auto", "jsonl", "csv", "npy"}))
+      ->capture_default_str();
+  cli.add_option("--field", options.decode.field,
+                 "JSONL: the field holding each row's numbers (an array) or text");
+  cli.add_option("--columns", options.decode.columns,
+                 "CSV / PostgreSQL: the columns of each row's numbers (default: all but the id), "
+                 "or its text column")
+      ->delimiter(',');
+  cli.add_option("--id-field", options.decode.id_field,
+                 "the field or column holding each row's id (default: the row's index)");
+  cli.add_option("--query", query, "PostgreSQL input: the query (give it an ORDER BY)");
+  cli.add_option("--output", output, "a directory, or a PostgreSQL connection string")->required();
+  cli.add_option("--output-format", output_format, "files: jsonl, or npy (one array per output)")
+      ->check(CLI::IsMember({"jsonl", "npy"}))
+      ->capture_default_str();
+  cli.add_option("--table", table, "PostgreSQL output: the results table (created if missing)");
+  cli.add_flag("--resume", options.resume, "continue the job the output holds (skip committed chunks)");
+  cli.add_option("--shard", shard_text, "i/N: process the i-th of N interleaved parts of the rows")
+      ->capture_default_str();
+  cli.add_option("--chunk-rows", options.chunk_rows, "rows per committed chunk")
+      ->check(CLI::Range(1, 100'000'000))
+      ->capture_default_str();
+  cli.add_option("--batch-size", options.batch_size,
+                 "rows per forward (default: the model's max_batch_size; also sizes its scratch)")
+      ->check(CLI::Range(1, 65536));
+  cli.add_option("--workers", options.workers, "preprocess threads (parse, tokenize)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cli.add_option("--compute-threads", compute_threads,
+                 "threads of the CPU executor's GEMMs (default: the config's [compute] threads)")
+      ->check(CLI::Range(1, 256));
+  cli.add_option("--max-error-rate", options.max_error_rate,
+                 "abort when more than this share of rows fail (0..1; 1 = never)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cli.add_option("--progress", progress, "auto (a live line on a terminal, else log lines), bar, lines, off")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "off"}))
+      ->capture_default_str();
+  cli.add_flag("--json", json_summary, "also print the summary as one JSON line on stdout");
+  CLI11_PARSE(cli, argc, argv);
+
+  auto fail = [](int code, const std::string& message) {
+    std::fprintf(stderr, "coinfer-batch: %s\n", message.c_str());
+    return code;
+  };
+  if (std::sscanf(shard_text.c_str(), "%d/%d", &options.shard, &options.shards) != 2 ||
+      options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
+    return fail(2, "--shard: expected i/N with 0 <= i < N, got '" + shard_text + "'");
+
+  Config config;
+  if (auto status = load_config(config_path, config); !status.ok()) return fail(2, status.message());
+  const ModelConfig* found = nullptr;
+  for (const auto& m : config.models)
+    if (m.name == model_name) found = &m;
+  if (!found) return fail(2, "--model: no model '" + model_name + "' in " + config_path);
+  if (found->kind == "llm")
+    return fail(2, "--model: '" + model_name + "' is a language model; coinfer-batch runs "
+                   "classifiers and embedders (kind mlp, sentence_embedding)");
+  ModelConfig model_config = *found;
+  if (options.batch_size > 0) model_config.max_batch_size = options.batch_size;
+
+  // The source.
+  std::unique_ptr<RowSource> source;
+  std::string input_id = input;
+  if (is_postgres_connection(input)) {
+    if (auto status = open_postgres_source(input, query, source); !status.ok()) return fail(2, status.message());
+    input_id = without_credentials(input) + " query=" + query;
+  } else {
+    std::filesystem::path path(input);
+    if (format == "auto") {
+      const std::string ext = path.extension().string();
+      if (ext == ".jsonl" || ext == ".ndjson" || ext == ".json") format = "jsonl";
+      else if (ext == ".csv") format = "csv";
+      else if (ext == ".npy") format = "npy";
+      else return fail(2, "--input: cannot tell the format of '" + input + "' (use --format)");
+    }
+    Status status = format == "jsonl" ? open_jsonl(path, source)
+                    : format == "csv" ? open_csv(path, source)
+                                      : open_npy(path, source);
+    if (!status.ok()) return fail(2, status.message());
+    std::error_code ec;
+    input_id = std::filesystem::absolute(path, ec).lexically_normal().string();
+  }
+
+  // The model, on the CPU executor or its own device executor.
+  LoadedModel loaded;
+  if (auto status = make_model(model_config, loaded); !status.ok()) return fail(2, status.message());
+  CpuExecutor cpu(compute_threads > 0 ? compute_threads : config.compute.threads);
+  JobModel job_model{loaded.model, loaded.device_executor ? loaded.device_executor.get() : &cpu,
+                     loaded.text};
+
+  // The sink.
+  std::unique_ptr<ResultSink> sink;
+  if (is_postgres_connection(output)) {
+    if (auto status = open_postgres_sink(output, table, sink); !status.ok()) return fail(2, status.message());
+  } else {
+    (void)open_file_sink(output, output_format == "npy" ? FileFormat::npy : FileFormat::jsonl, sink);
+  }
+
+  // The job's identity: what a resumed run must match.
+  std::string columns;
+  for (const auto& c : options.decode.columns) columns += (columns.empty() ? "" : ",") + c;
+  options.description = "input=" + input_id + " model=" + model_name + " version=" +
+                        model_config.version + " field=" + options.decode.field +
+                        " columns=" + columns + " id=" + options.decode.id_field +
+                        " output=" + (sink && !is_postgres_connection(output) ? output_format : "postgresql");
+
+  const bool tty = ::isatty(STDERR_FILENO);
+  const bool bar = progress == "bar" || (progress == "auto" && tty);
+  const bool lines = progress == "lines" || (progress == "auto" && !tty);
+  std::function<void(const JobProgress&, double)> on_progress;
+  if (bar) {
+    on_progress = [](const JobProgress& p, double elapsed) {
+      std::fprintf(stderr, "\r\033[K%s", progress_line(p, elapsed).c_str());
+      std::fflush(stderr);
+    };
+  } else if (lines) {
+    on_progress = [](const JobProgress& p, double elapsed) {
+      std::fprintf(stderr, "coinfer-batch: %s\n", progress_line(p, elapsed).c_str());
+    };
+  }
+
+  JobSummary summary;
+  Status status = run_job(*source, job_model, *sink, options, summary, on_progress, bar ? 0.25 : 10.0);
+  if (bar) std::fprintf(stderr, "\n");
+
+  // The summary: totals, then where the time went (the busiest stage bounds the run).
+  const double rate = summary.wall_s > 0 ? static_cast<double>(summary.rows) / summary.wall_s : 0;
+  std::fprintf(stderr, "coinfer-batch: %s rows in %.2f s (%s rows/s): %s results, %s failed%s\n",
+               count_text(summary.rows).c_str(), summary.wall_s,
+               count_text(static_cast<std::int64_t>(rate)).c_str(), count_text(summary.results).c_str(),
+               count_text(summary.errors).c_str(),
+               summary.earlier.rows ? (", " + count_text(summary.earlier.rows) + " rows done by earlier runs").c_str() : "");
+  for (const StageTime* s : {&summary.read, &summary.preprocess, &summary.compute, &summary.write})
+    std::fprintf(stderr, "  %-10s %8.2f s busy  %5.1f%% of %d thread%s%s\n", s->name, s->busy_s,
+                 100 * s->utilization(summary.wall_s), s->threads, s->threads == 1 ? "" : "s",
+                 s == &summary.bound() ? "  <- bounds the run" : "");
+  std::fprintf(stderr, "  compute waited %.2f s for input\n", summary.compute_starved_s);
+  if (!summary.first_error.empty())
+    std::fprintf(stderr, "  first failed row: %s\n", summary.first_error.c_str());
+  if (json_summary) {
+    std::printf(
+        "{\"rows\":%lld,\"results\":%lld,\"errors\":%lld,\"seconds\":%.4f,\"rows_per_s\":%.1f,"
+        "\"read_s\":%.4f,\"preprocess_s\":%.4f,\"compute_s\":%.4f,\"write_s\":%.4f,"
+        "\"compute_starved_s\":%.4f,\"bound\":\"%s\",\"ok\":%s}\n",
+        static_cast<long long>(summary.rows), static_cast<long long>(summary.results),
+        static_cast<long long>(summary.errors), summary.wall_s, rate, summary.read.busy_s,
+        summary.preprocess.busy_s, summary.compute.busy_s, summary.write.busy_s,
+        summary.compute_starved_s, summary.bound().name, status.ok() ? "true" : "false");
+  }
+  if (!status.ok()) return fail(1, status.message());
+  return 0;
+}

@@ -1,0 +1,364 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <simdjson.h>
+#include <system_error>
+
+#include "coinfer/core/json_writer.hpp"
+#include "coinfer/offline/npy.hpp"
+#include "coinfer/offline/sinks.hpp"
+
+namespace coinfer::offline {
+namespace {
+
+namespace fs = std::filesystem;
+
+Status io_error(const fs::path& path, const char* what, int error = errno) {
+  return Status::invalid(std::string(what) + " " + path.string() + ": " + std::strerror(error));
+}
+
+Status fsync_path(const fs::path& path, bool directory) {
+  const int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0) return io_error(path, "cannot open");
+  const int rc = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (rc != 0) return io_error(path, "cannot fsync", error);
+  return {};
+}
+
+// Writes `bytes` to `path` through a temporary file: write, fsync, rename.
+Status write_atomically(const fs::path& path, std::string_view bytes) {
+  const fs::path temp = path.string() + ".tmp";
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) return io_error(temp, "cannot create");
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0 &&
+            ::fsync(fileno(f)) == 0;
+  const int error = errno;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) return io_error(temp, "cannot write", error);
+  if (std::rename(temp.c_str(), path.c_str()) != 0) return io_error(path, "cannot rename to");
+  return {};
+}
+
+// Shortest chunk names that still sort: part-00000042.
+std::string part_stem(std::int64_t chunk) {
+  char name[32];
+  std::snprintf(name, sizeof name, "part-%08lld", static_cast<long long>(chunk));
+  return name;
+}
+
+void append_value(std::string& out, DType dtype, const std::byte* p) {
+  switch (dtype) {
+    case DType::FP32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      json_append_number(out, v);
+      break;
+    }
+    case DType::Int64: {
+      std::int64_t v;
+      std::memcpy(&v, p, 8);
+      json_append_number(out, v);
+      break;
+    }
+    case DType::Int32: {
+      std::int32_t v;
+      std::memcpy(&v, p, 4);
+      json_append_number(out, v);
+      break;
+    }
+    case DType::FP64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      json_append_number(out, v);
+      break;
+    }
+    default: out += "null";
+  }
+}
+
+struct ManifestChunk {
+  std::int64_t chunk, first_row, rows, results, errors;
+};
+
+class FileSink final : public ResultSink {
+ public:
+  FileSink(fs::path directory, FileFormat format) : dir_(std::move(directory)), format_(format) {}
+  ~FileSink() override {
+    if (dead_) std::fclose(dead_);
+  }
+
+  Status open(const JobIdentity& job, const ModelMetadata& model, bool resume,
+              std::vector<std::int64_t>& done, CommittedTotals& totals) override {
+    job_ = job;
+    model_ = &model;
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec) return Status::invalid("cannot create " + dir_.string() + ": " + ec.message());
+    const std::string tag = job.shard_tag();
+    manifest_path_ = dir_ / (tag.empty() ? "manifest.json" : "manifest." + tag + ".json");
+    dead_path_ = dir_ / (tag.empty() ? "dead-letter.jsonl" : "dead-letter." + tag + ".jsonl");
+    std::uint64_t dead_bytes = 0;
+    if (fs::exists(manifest_path_)) {
+      if (auto status = read_manifest(dead_bytes); !status.ok()) return status;
+      if (!resume && !chunks_.empty())
+        return Status::invalid(dir_.string() + " holds " + std::to_string(chunks_.size()) +
+                               " committed chunks of a job (" + manifest_path_.filename().string() +
+                               "): pass --resume to continue it, or choose another --output");
+      if (resume && (description_ != job.description || chunk_rows_ != job.chunk_rows))
+        return Status::invalid("--resume: " + manifest_path_.string() + " is another job:\n  it: " +
+                               description_ + " (chunk_rows " + std::to_string(chunk_rows_) +
+                               ")\n  this: " + job.description + " (chunk_rows " +
+                               std::to_string(job.chunk_rows) + ")");
+    }
+    if (!resume) {
+      chunks_.clear();
+      dead_bytes = 0;
+    }
+    for (const auto& c : chunks_) {
+      done.push_back(c.chunk);
+      totals.chunks += 1;
+      totals.rows += c.rows;
+      totals.results += c.results;
+      totals.errors += c.errors;
+    }
+    totals_ = totals;
+    // What a crash left uncommitted: part files of this shard's chunks not in the manifest,
+    // temporary files, dead letters past the recorded length.
+    std::vector<std::int64_t> sorted = done;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+      const std::string name = entry.path().filename().string();
+      long long chunk = -1;
+      if (name.starts_with("part-") && std::sscanf(name.c_str(), "part-%lld", &chunk) == 1 &&
+          chunk % job.shards == job.shard && !std::binary_search(sorted.begin(), sorted.end(), chunk)) {
+        fs::remove(entry.path(), ec);
+      } else if (name.ends_with(".tmp") &&
+                 (name.starts_with(manifest_path_.filename().string()) ||
+                  (chunk >= 0 && chunk % job.shards == job.shard))) {
+        fs::remove(entry.path(), ec);
+      }
+    }
+    dead_ = std::fopen(dead_path_.c_str(), "ab");
+    if (!dead_) return io_error(dead_path_, "cannot open");
+    if (::ftruncate(fileno(dead_), static_cast<off_t>(dead_bytes)) != 0)
+      return io_error(dead_path_, "cannot truncate");
+    dead_bytes_ = dead_bytes;
+    return write_manifest(false);
+  }
+
+  Status commit(const ChunkWork& chunk) override {
+    if (auto status = write_parts(chunk); !status.ok()) return status;
+    if (!chunk.dead.empty()) {
+      line_.clear();
+      for (const auto& d : chunk.dead) {
+        line_ += "{\"row\":";
+        json_append_number(line_, d.row);
+        line_ += ",\"id\":";
+        line_ += d.id;
+        line_ += ",\"error\":";
+        json_append_string(line_, d.reason);
+        line_ += "}\n";
+      }
+      if (std::fwrite(line_.data(), 1, line_.size(), dead_) != line_.size() || std::fflush(dead_) != 0 ||
+          ::fsync(fileno(dead_)) != 0)
+        return io_error(dead_path_, "cannot write");
+      dead_bytes_ += line_.size();
+    }
+    const std::int64_t results = chunk.results();
+    chunks_.push_back({chunk.chunk, chunk.first_row, chunk.rows, results,
+                       chunk.rows - results});
+    return write_manifest(false);
+  }
+
+  Status finish() override { return write_manifest(true); }
+
+ private:
+  Status write_parts(const ChunkWork& chunk) {
+    const std::string stem = part_stem(chunk.chunk);
+    const auto& outputs = model_->outputs;
+    if (format_ == FileFormat::jsonl) {
+      text_.clear();
+      for (std::size_t g = 0; g < chunk.good_rows.size(); ++g) {
+        if (!chunk.failed.empty() && chunk.failed[g]) continue;
+        append_result_json(text_, chunk, g, *model_);
+      }
+      return write_atomically(dir_ / (stem + ".jsonl"), text_);
+    }
+    // .npy: the input row of each result, then each output.
+    std::vector<std::size_t> kept;
+    for (std::size_t g = 0; g < chunk.good_rows.size(); ++g)
+      if (chunk.failed.empty() || !chunk.failed[g]) kept.push_back(g);
+    std::vector<fs::path> written;
+    {
+      std::vector<std::int64_t> rows;
+      for (auto g : kept) rows.push_back(chunk.good_rows[g]);
+      const fs::path path = dir_ / (stem + ".rows.npy");
+      if (auto status = write_npy_synced(path, DType::Int64, {}, std::as_bytes(std::span(rows)));
+          !status.ok())
+        return status;
+    }
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      const Tensor& t = chunk.outputs[o];
+      Shape row_shape(t.shape().begin() + 1, t.shape().end());
+      const std::size_t row_bytes =
+          chunk.good_rows.empty() ? 0 : t.bytes().size() / chunk.good_rows.size();
+      std::vector<std::byte> bytes;
+      bytes.reserve(kept.size() * row_bytes);
+      for (auto g : kept) {
+        const auto* p = t.bytes().data() + g * row_bytes;
+        bytes.insert(bytes.end(), p, p + row_bytes);
+      }
+      const fs::path path = dir_ / (stem + "." + outputs[o].name + ".npy");
+      if (auto status = write_npy_synced(path, t.dtype(), std::move(row_shape), bytes); !status.ok())
+        return status;
+    }
+    return {};
+  }
+
+  Status write_npy_synced(const fs::path& path, DType dtype, Shape row_shape,
+                          std::span<const std::byte> bytes) {
+    const fs::path temp = path.string() + ".tmp";
+    NpyWriter writer;
+    if (auto status = writer.open(temp, dtype, std::move(row_shape)); !status.ok()) return status;
+    if (!bytes.empty())
+      if (auto status = writer.append(bytes); !status.ok()) return status;
+    if (auto status = writer.finish(true); !status.ok()) return status;
+    if (std::rename(temp.c_str(), path.c_str()) != 0) return io_error(path, "cannot rename to");
+    return {};
+  }
+
+  Status write_manifest(bool complete) {
+    std::string m = "{\n  \"format\": \"coinfer-batch manifest 1\",\n  \"job\": ";
+    json_append_string(m, job_.description);
+    m += ",\n  \"chunk_rows\": " + std::to_string(job_.chunk_rows);
+    m += ",\n  \"shard\": " + std::to_string(job_.shard);
+    m += ",\n  \"shards\": " + std::to_string(job_.shards);
+    m += std::string(",\n  \"output\": \"") + (format_ == FileFormat::jsonl ? "jsonl" : "npy") + "\"";
+    CommittedTotals t;
+    for (const auto& c : chunks_) {
+      t.chunks += 1;
+      t.rows += c.rows;
+      t.results += c.results;
+      t.errors += c.errors;
+    }
+    m += ",\n  \"rows\": " + std::to_string(t.rows);
+    m += ",\n  \"results\": " + std::to_string(t.results);
+    m += ",\n  \"errors\": " + std::to_string(t.errors);
+    m += ",\n  \"dead_letter_bytes\": " + std::to_string(dead_bytes_);
+    m += std::string(",\n  \"complete\": ") + (complete ? "true" : "false");
+    // Row ranges committed, merged where chunks are adjacent (one range for an unsharded job).
+    std::vector<ManifestChunk> sorted = chunks_;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto& a, const auto& b) { return a.chunk < b.chunk; });
+    m += ",\n  \"completed_rows\": [";
+    bool first = true;
+    for (std::size_t i = 0; i < sorted.size();) {
+      std::int64_t begin = sorted[i].first_row, end = begin + sorted[i].rows;
+      std::size_t j = i + 1;
+      while (j < sorted.size() && sorted[j].first_row == end) end += sorted[j++].rows;
+      m += (first ? "[" : ", [") + std::to_string(begin) + ", " + std::to_string(end) + "]";
+      first = false;
+      i = j;
+    }
+    m += "],\n  \"chunks\": [";
+    for (std::size_t i = 0; i < chunks_.size(); ++i) {
+      const auto& c = chunks_[i];
+      m += (i ? ",\n    [" : "\n    [") + std::to_string(c.chunk) + ", " +
+           std::to_string(c.first_row) + ", " + std::to_string(c.rows) + ", " +
+           std::to_string(c.results) + ", " + std::to_string(c.errors) + "]";
+    }
+    m += "]\n}\n";
+    if (auto status = write_atomically(manifest_path_, m); !status.ok()) return status;
+    return fsync_path(dir_, true);
+  }
+
+  Status read_manifest(std::uint64_t& dead_bytes) {
+    const std::string where = manifest_path_.string();
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (auto error = parser.load(manifest_path_.string()).get(root))
+      return Status::invalid(where + ": " + simdjson::error_message(error));
+    std::string_view format, description;
+    std::int64_t chunk_rows = 0;
+    std::uint64_t bytes = 0;
+    simdjson::dom::array chunks;
+    if (root["format"].get(format) || format != "coinfer-batch manifest 1" ||
+        root["job"].get(description) || root["chunk_rows"].get(chunk_rows) ||
+        root["dead_letter_bytes"].get(bytes) || root["chunks"].get(chunks))
+      return Status::invalid(where + ": not a coinfer-batch manifest (or a damaged one)");
+    description_ = description;
+    chunk_rows_ = chunk_rows;
+    dead_bytes = bytes;
+    chunks_.clear();
+    for (simdjson::dom::element c : chunks) {
+      simdjson::dom::array a;
+      ManifestChunk m{};
+      std::int64_t* fields[] = {&m.chunk, &m.first_row, &m.rows, &m.results, &m.errors};
+      if (c.get(a) || a.size() != 5) return Status::invalid(where + ": a damaged chunk entry");
+      std::size_t i = 0;
+      for (simdjson::dom::element v : a)
+        if (v.get(*fields[i++])) return Status::invalid(where + ": a damaged chunk entry");
+      chunks_.push_back(m);
+    }
+    return {};
+  }
+
+  fs::path dir_;
+  FileFormat format_;
+  JobIdentity job_;
+  const ModelMetadata* model_ = nullptr;
+  fs::path manifest_path_, dead_path_;
+  std::FILE* dead_ = nullptr;
+  std::uint64_t dead_bytes_ = 0;
+  std::string description_;
+  std::int64_t chunk_rows_ = 0;
+  std::vector<ManifestChunk> chunks_;
+  CommittedTotals totals_;
+  std::string text_, line_;
+};
+
+}  // namespace
+
+std::string JobIdentity::shard_tag() const {
+  if (shards <= 1) return {};
+  return "shard-" + std::to_string(shard) + "-of-" + std::to_string(shards);
+}
+
+Status open_file_sink(const fs::path& directory, FileFormat format, std::unique_ptr<ResultSink>& out) {
+  out = std::make_unique<FileSink>(directory, format);
+  return {};
+}
+
+void append_result_json(std::string& out, const ChunkWork& chunk, std::size_t good,
+                        const ModelMetadata& model) {
+  out += "{\"id\":";
+  out += chunk.id(good);
+  for (std::size_t o = 0; o < model.outputs.size(); ++o) {
+    const Tensor& t = chunk.outputs[o];
+    out += ",";
+    json_append_string(out, model.outputs[o].name);
+    out += ":";
+    const std::size_t element = element_size(t.dtype());
+    const std::size_t per_row = chunk.good_rows.empty() ? 0 : t.bytes().size() / chunk.good_rows.size() / element;
+    const std::byte* p = t.bytes().data() + good * per_row * element;
+    if (t.shape().size() == 1) {
+      append_value(out, t.dtype(), p);
+      continue;
+    }
+    out += '[';
+    for (std::size_t i = 0; i < per_row; ++i) {
+      if (i) out += ',';
+      append_value(out, t.dtype(), p + i * element);
+    }
+    out += ']';
+  }
+  out += "}\n";
+}
+
+}  // namespace coinfer::offline

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.workers = cores;
   int compute_threads = 0;  // 0: the config's [compute] threads
-  bool json_summary = false;
+  bool json_summary = false, truncate = false;
   cli.add_option("--config", config_path, "TOML config with the model's [models.NAME] section")
       ->capture_default_str();
   cli.add_option("--model", model_name, "the model to run (a [models] entry of the config)")->required();
@@ -149,6 +149,8 @@ int main(int argc, char** argv) {
   cli.add_option("--progress", progress, "auto (a live line on a terminal, else log lines), bar, lines, off")
       ->check(CLI::IsMember({"auto", "bar", "lines", "off"}))
       ->capture_default_str();
+  cli.add_flag("--truncate", truncate,
+               "text models: cut texts longer than max_input_tokens (else they are dead letters)");
   cli.add_flag("--json", json_summary, "also print the summary as one JSON line on stdout");
   CLI11_PARSE(cli, argc, argv);
 
@@ -198,6 +200,7 @@ int main(int argc, char** argv) {
   // The model, on the CPU executor or its own device executor.
   LoadedModel loaded;
   if (auto status = make_model(model_config, loaded); !status.ok()) return fail(2, status.message());
+  if (truncate && loaded.text) loaded.text->truncate = true;
   CpuExecutor cpu(compute_threads > 0 ? compute_threads : config.compute.threads);
   JobModel job_model{loaded.model, loaded.device_executor ? loaded.device_executor.get() : &cpu,
                      loaded.text};
@@ -216,6 +219,7 @@ int main(int argc, char** argv) {
   options.description = "input=" + input_id + " model=" + model_name + " version=" +
                         model_config.version + " field=" + options.decode.field +
                         " columns=" + columns + " id=" + options.decode.id_field +
+                        (truncate ? " truncate=true" : "") +
                         " output=" + (sink && !is_postgres_connection(output) ? output_format : "postgresql");
 
   const bool tty = ::isatty(STDERR_FILENO);
@@ -235,7 +239,8 @@ int main(int argc, char** argv) {
 
   JobSummary summary;
   Status status = run_job(*source, job_model, *sink, options, summary, on_progress, bar ? 0.25 : 10.0);
-  if (bar) std::fprintf(stderr, "\n");
+  if (bar && summary.started) std::fprintf(stderr, "\n");
+  if (!summary.started) return fail(2, status.message());  // options the input or output refused
 
   // The summary: totals, then where the time went (the busiest stage bounds the run).
   const double rate = summary.wall_s > 0 ? static_cast<double>(summary.rows) / summary.wall_s : 0;

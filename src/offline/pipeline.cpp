@@ -83,6 +83,7 @@ class Job {
       return status;
     done_.insert(done.begin(), done.end());
     expected_rows();
+    summary.started = true;
 
     std::thread reader([this] { read(); });
     std::vector<std::thread> workers;

@@ -56,6 +56,7 @@ struct JobProgress {
 };
 
 struct JobSummary {
+  bool started = false;  // false: the options were refused before any row was read
   std::int64_t rows = 0, results = 0, errors = 0, chunks = 0;  // this run
   CommittedTotals earlier;  // committed by earlier runs (resume)
   double wall_s = 0;

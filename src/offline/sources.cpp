@@ -328,8 +328,10 @@ class JsonDecoder final : public RowDecoder {
     if (auto error = parser_.iterate(padded_.data(), record.size(), padded_.size()).get(doc))
       return Status::invalid(std::string("invalid JSON: ") + simdjson::error_message(error));
     simdjson::ondemand::object object;
-    if (doc.get_object().get(object))
-      return Status::invalid("expected a JSON object, one per line");
+    if (auto error = doc.get_object().get(object))
+      return Status::invalid(error == simdjson::INCORRECT_TYPE
+                                 ? "expected a JSON object, one per line"
+                                 : std::string("invalid JSON: ") + simdjson::error_message(error));
     if (!options_.id_field.empty()) {
       simdjson::ondemand::value id;
       if (object.find_field_unordered(options_.id_field).get(id))

@@ -11,6 +11,7 @@
 //   coinfer-batch --model minilm --input postgresql:///corpus
 //                 --query "SELECT id, body FROM docs ORDER BY id" --columns body --id-field id
 //                 --output postgresql:///corpus --table emb
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,8 @@
 #include <thread>
 
 #include "coinfer/core/config.hpp"
+#include "coinfer/generation/engine.hpp"
+#include "coinfer/generation/llm_kind.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/offline/pipeline.hpp"
 #include "coinfer/offline/postgres.hpp"
@@ -72,27 +75,6 @@ std::string progress_line(const JobProgress& p, double elapsed) {
   return line + tail;
 }
 
-// A connection string as the manifest keeps it: no user or password.
-std::string without_credentials(const std::string& connection) {
-  const auto scheme = connection.find("://");
-  if (scheme != std::string::npos) {
-    const auto at = connection.find('@', scheme);
-    if (at == std::string::npos) return connection;
-    return connection.substr(0, scheme + 3) + connection.substr(at + 1);
-  }
-  std::string out;
-  std::size_t i = 0;
-  while (i < connection.size()) {
-    std::size_t end = connection.find(' ', i);
-    if (end == std::string::npos) end = connection.size();
-    const std::string pair = connection.substr(i, end - i);
-    if (!pair.empty() && !pair.starts_with("password=") && !pair.starts_with("user="))
-      out += (out.empty() ? "" : " ") + pair;
-    i = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,6 +87,7 @@ int main(int argc, char** argv) {
   options.workers = cores;
   int compute_threads = 0;  // 0: the config's [compute] threads
   bool json_summary = false, truncate = false;
+  GenerationOptions generation;
   cli.add_option("--config", config_path, "TOML config with the model's [models.NAME] section")
       ->capture_default_str();
   cli.add_option("--model", model_name, "the model to run (a [models] entry of the config)")->required();
@@ -151,8 +134,23 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cli.add_flag("--truncate", truncate,
                "text models: cut texts longer than max_input_tokens (else they are dead letters)");
+  cli.add_option("--max-tokens", generation.max_tokens,
+                 "language models: tokens generated per row (greedy)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cli.add_flag("--chat", generation.chat,
+               "language models: each row's text is a user message in the chat template");
+  cli.add_option("--concurrency", generation.concurrency,
+                 "language models: generations in flight at once (continuous batching)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   cli.add_flag("--json", json_summary, "also print the summary as one JSON line on stdout");
-  CLI11_PARSE(cli, argc, argv);
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = cli.exit(e);  // prints help, or the error and a hint
+    return code == 0 ? 0 : 2;
+  }
 
   auto fail = [](int code, const std::string& message) {
     std::fprintf(stderr, "coinfer-batch: %s\n", message.c_str());
@@ -168,10 +166,8 @@ int main(int argc, char** argv) {
   for (const auto& m : config.models)
     if (m.name == model_name) found = &m;
   if (!found) return fail(2, "--model: no model '" + model_name + "' in " + config_path);
-  if (found->kind == "llm")
-    return fail(2, "--model: '" + model_name + "' is a language model; coinfer-batch runs "
-                   "classifiers and embedders (kind mlp, sentence_embedding)");
   ModelConfig model_config = *found;
+  const bool language_model = model_config.kind == "llm";
   if (options.batch_size > 0) model_config.max_batch_size = options.batch_size;
 
   // The source.
@@ -179,7 +175,7 @@ int main(int argc, char** argv) {
   std::string input_id = input;
   if (is_postgres_connection(input)) {
     if (auto status = open_postgres_source(input, query, source); !status.ok()) return fail(2, status.message());
-    input_id = without_credentials(input) + " query=" + query;
+    input_id = without_secrets(input) + " query=" + query;
   } else {
     std::filesystem::path path(input);
     if (format == "auto") {
@@ -193,17 +189,39 @@ int main(int argc, char** argv) {
                     : format == "csv" ? open_csv(path, source)
                                       : open_npy(path, source);
     if (!status.ok()) return fail(2, status.message());
+    // The file's size and modification time are part of the job: a resumed run over a file
+    // that changed would mix rows of two inputs.
     std::error_code ec;
     input_id = std::filesystem::absolute(path, ec).lexically_normal().string();
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+      input_id += " size=" + std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtim.tv_sec) +
+                  "." + std::to_string(st.st_mtim.tv_nsec);
   }
 
-  // The model, on the CPU executor or its own device executor.
+  // The model, on the CPU executor or its own device executor; a language model on its engine.
+  const int threads = compute_threads > 0 ? compute_threads : config.compute.threads;
   LoadedModel loaded;
-  if (auto status = make_model(model_config, loaded); !status.ok()) return fail(2, status.message());
-  if (truncate && loaded.text) loaded.text->truncate = true;
-  CpuExecutor cpu(compute_threads > 0 ? compute_threads : config.compute.threads);
-  JobModel job_model{loaded.model, loaded.device_executor ? loaded.device_executor.get() : &cpu,
-                     loaded.text};
+  std::unique_ptr<generation::Engine> engine;
+  std::unique_ptr<CpuExecutor> cpu;
+  JobModel job_model;
+  if (language_model) {
+    // A batch job needs the model: not installed is an error, not a warning.
+    std::erase_if(model_config.options, [](const auto& option) { return option.first == "optional"; });
+    if (auto status = generation::make_generator(model_config, threads, engine); !status.ok())
+      return fail(2, status.message());
+    if (!engine) return fail(2, "--model: '" + model_name + "': its weights are not installed");
+    job_model.generator = engine.get();
+    job_model.generation = generation;
+    job_model.name = model_name;
+  } else {
+    if (auto status = make_model(model_config, loaded); !status.ok()) return fail(2, status.message());
+    if (truncate && loaded.text) loaded.text->truncate = true;
+    cpu = std::make_unique<CpuExecutor>(threads);
+    job_model.model = loaded.model;
+    job_model.executor = loaded.device_executor ? loaded.device_executor.get() : cpu.get();
+    job_model.text = loaded.text;
+  }
 
   // The sink.
   std::unique_ptr<ResultSink> sink;
@@ -220,6 +238,9 @@ int main(int argc, char** argv) {
                         model_config.version + " field=" + options.decode.field +
                         " columns=" + columns + " id=" + options.decode.id_field +
                         (truncate ? " truncate=true" : "") +
+                        (language_model ? " max_tokens=" + std::to_string(generation.max_tokens) +
+                                              (generation.chat ? " chat=true" : "")
+                                        : "") +
                         " output=" + (sink && !is_postgres_connection(output) ? output_format : "postgresql");
 
   const bool tty = ::isatty(STDERR_FILENO);

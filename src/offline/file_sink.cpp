@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -91,18 +92,53 @@ class FileSink final : public ResultSink {
   FileSink(fs::path directory, FileFormat format) : dir_(std::move(directory)), format_(format) {}
   ~FileSink() override {
     if (dead_) std::fclose(dead_);
+    if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
   }
 
   Status open(const JobIdentity& job, const ModelMetadata& model, bool resume,
               std::vector<std::int64_t>& done, CommittedTotals& totals) override {
     job_ = job;
     model_ = &model;
+    for (const auto& output : model.outputs) {
+      const DType d = output.dtype;
+      if (d != DType::FP32 && d != DType::FP64 && d != DType::Int32 && d != DType::Int64 && d != DType::Bytes)
+        return Status::invalid("output '" + output.name + "' is " + std::string(to_string(d)) +
+                               " (coinfer-batch writes FP32, FP64, INT32, INT64 and text)");
+      if (format_ == FileFormat::npy && d == DType::Bytes)
+        return Status::invalid("--output-format npy: output '" + output.name + "' is text (use jsonl)");
+      if (format_ == FileFormat::npy &&
+          (output.name == "rows" || output.name.empty() ||
+           output.name.find_first_of("/\\") != std::string::npos || output.name[0] == '.'))
+        return Status::invalid("--output-format npy: output name '" + output.name +
+                               "' cannot name a file beside part-N.rows.npy (use jsonl)");
+    }
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec) return Status::invalid("cannot create " + dir_.string() + ": " + ec.message());
     const std::string tag = job.shard_tag();
     manifest_path_ = dir_ / (tag.empty() ? "manifest.json" : "manifest." + tag + ".json");
     dead_path_ = dir_ / (tag.empty() ? "dead-letter.jsonl" : "dead-letter." + tag + ".jsonl");
+    // One writer per shard: a second process on the same shard (a zombie pod, a requeued
+    // task) would remove the first one's parts and cut its dead letters.
+    const fs::path lock_path = manifest_path_.string() + ".lock";
+    if (lock_fd_ >= 0) ::close(lock_fd_);  // opened again: the earlier lock goes
+    lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0) return io_error(lock_path, "cannot open");
+    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
+      return Status::invalid("another coinfer-batch is writing " + manifest_path_.string() +
+                             " (" + (tag.empty() ? "this output" : tag) + ")");
+    // One sharding per directory: runs with another N would remove each other's parts.
+    for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with("manifest") || !name.ends_with(".json")) continue;
+      int i = 0, n = 1;
+      if (name != "manifest.json" && std::sscanf(name.c_str(), "manifest.shard-%d-of-%d.json", &i, &n) != 2)
+        continue;
+      if (n != job.shards)
+        return Status::invalid(dir_.string() + " holds " + name + ", a job split into " + std::to_string(n) +
+                               " shard" + (n == 1 ? "" : "s") + "; this run is split into " +
+                               std::to_string(job.shards) + " (use the same --shard i/N or another --output)");
+    }
     std::uint64_t dead_bytes = 0;
     if (fs::exists(manifest_path_)) {
       if (auto status = read_manifest(dead_bytes); !status.ok()) return status;
@@ -127,7 +163,6 @@ class FileSink final : public ResultSink {
       totals.results += c.results;
       totals.errors += c.errors;
     }
-    totals_ = totals;
     // What a crash left uncommitted: part files of this shard's chunks not in the manifest,
     // temporary files, dead letters past the recorded length.
     std::vector<std::int64_t> sorted = done;
@@ -154,6 +189,8 @@ class FileSink final : public ResultSink {
 
   Status commit(const ChunkWork& chunk) override {
     if (auto status = write_parts(chunk); !status.ok()) return status;
+    // The parts' renames reach the disk before the manifest that lists them.
+    if (auto status = fsync_path(dir_, true); !status.ok()) return status;
     if (!chunk.dead.empty()) {
       line_.clear();
       for (const auto& d : chunk.dead) {
@@ -234,6 +271,7 @@ class FileSink final : public ResultSink {
   }
 
   Status write_manifest(bool complete) {
+    // (the manifest is the commit: temp file, fsync, rename, directory fsync)
     std::string m = "{\n  \"format\": \"coinfer-batch manifest 1\",\n  \"job\": ";
     json_append_string(m, job_.description);
     m += ",\n  \"chunk_rows\": " + std::to_string(job_.chunk_rows);
@@ -319,8 +357,8 @@ class FileSink final : public ResultSink {
   std::string description_;
   std::int64_t chunk_rows_ = 0;
   std::vector<ManifestChunk> chunks_;
-  CommittedTotals totals_;
   std::string text_, line_;
+  int lock_fd_ = -1;
 };
 
 }  // namespace
@@ -344,6 +382,10 @@ void append_result_json(std::string& out, const ChunkWork& chunk, std::size_t go
     out += ",";
     json_append_string(out, model.outputs[o].name);
     out += ":";
+    if (model.outputs[o].dtype == DType::Bytes) {
+      json_append_string(out, chunk.strings[o][good]);
+      continue;
+    }
     const std::size_t element = element_size(t.dtype());
     const std::size_t per_row = chunk.good_rows.empty() ? 0 : t.bytes().size() / chunk.good_rows.size() / element;
     const std::byte* p = t.bytes().data() + good * per_row * element;

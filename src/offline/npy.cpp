@@ -201,13 +201,17 @@ Status parse_npy_header(std::string_view file_start, std::uint64_t file_size, Np
   if (auto status = DictParser(dict, dict_offset).parse(out); !status.ok()) return status;
   out.data_offset = dict_offset + header_length;
   if (out.shape.empty()) return fail_at(dict_offset, "a 0-d array has no rows");
-  // The array's bytes, checked without overflow.
-  unsigned __int128 total = element_size(out.dtype);
-  for (auto d : out.shape) {
-    total *= static_cast<std::uint64_t>(d);
-    if (total > (std::numeric_limits<std::uint64_t>::max() >> 1))
-      return fail_at(dict_offset, "'shape' " + to_string(out.shape) + " is too large");
+  // The array's bytes, checked without overflow: a row's bytes and the rows each bounded
+  // (a 0 dimension must not hide a huge one after it).
+  constexpr std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() >> 2;
+  unsigned __int128 row = element_size(out.dtype);
+  for (std::size_t i = 1; i < out.shape.size(); ++i) {
+    row *= static_cast<std::uint64_t>(out.shape[i]);
+    if (row > limit) return fail_at(dict_offset, "'shape' " + to_string(out.shape) + " is too large");
   }
+  const unsigned __int128 total = row * static_cast<std::uint64_t>(out.shape[0]);
+  if (static_cast<std::uint64_t>(out.shape[0]) > limit || total > limit)
+    return fail_at(dict_offset, "'shape' " + to_string(out.shape) + " is too large");
   const auto bytes = static_cast<std::uint64_t>(total);
   if (file_size < out.data_offset || file_size - out.data_offset < bytes)
     return fail_at(out.data_offset, "the file ends before the array's " + std::to_string(bytes) +

@@ -1,5 +1,8 @@
 #include "coinfer/offline/pipeline.hpp"
 
+#include "coinfer/generation/generator.hpp"
+#include "coinfer/tokenizers/bpe.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -70,7 +73,11 @@ struct BusyClock {
 class Job {
  public:
   Job(RowSource& source, const JobModel& model, ResultSink& sink, const JobOptions& options)
-      : source_(source), model_(model), sink_(sink), options_(options) {}
+      : source_(source),
+        model_(model),
+        sink_(sink),
+        options_(options),
+        metadata_(model.generator ? generation_metadata(model.name) : model.model->metadata()) {}
 
   Status run(JobSummary& summary,
              const std::function<void(const JobProgress&, double)>& on_progress, double interval) {
@@ -78,7 +85,7 @@ class Job {
     if (auto status = prepare(); !status.ok()) return status;
     std::vector<std::int64_t> done;
     const JobIdentity identity{options_.description, options_.chunk_rows, options_.shard, options_.shards};
-    if (auto status = sink_.open(identity, model_.model->metadata(), options_.resume, done, summary.earlier);
+    if (auto status = sink_.open(identity, metadata_, options_.resume, done, summary.earlier);
         !status.ok())
       return status;
     done_.insert(done.begin(), done.end());
@@ -134,7 +141,12 @@ class Job {
 
  private:
   Status prepare() {
-    const ModelMetadata& md = model_.model->metadata();
+    const ModelMetadata& md = metadata_;
+    decode_ = options_.decode;
+    if (model_.generator) {
+      decode_.kind = InputKind::text;
+      return make_decoders();
+    }
     if (md.inputs.size() != 1)
       return Status::invalid("model '" + md.name + "' takes " + std::to_string(md.inputs.size()) +
                              " inputs; coinfer-batch runs models with one input (numbers or text)");
@@ -142,7 +154,6 @@ class Job {
       return Status::invalid("model '" + md.name + "' does not batch (max_batch_size 0)");
     batch_size_ = options_.batch_size > 0 ? std::min(options_.batch_size, md.max_batch_size) : md.max_batch_size;
     const TensorSpec& input = md.inputs[0];
-    decode_ = options_.decode;
     if (model_.text) {
       decode_.kind = InputKind::text;
       max_tokens_ = options_.max_batch_tokens > 0 && md.max_batch_tokens > 0
@@ -166,6 +177,10 @@ class Job {
           return Status::invalid("model '" + md.name + "' output '" + output.name +
                                  "' has a variable shape " + to_string(output.shape));
     }
+    return make_decoders();
+  }
+
+  Status make_decoders() {
     // One decoder per worker; checks the options against the source first.
     for (int i = 0; i < options_.workers; ++i) {
       std::unique_ptr<RowDecoder> decoder;
@@ -216,7 +231,8 @@ class Job {
 
   // ---- read: one thread, in input order -------------------------------------------------
   void read() {
-    std::pmr::memory_resource* staging = model_.executor->staging_memory();
+    std::pmr::memory_resource* staging =
+        model_.executor ? model_.executor->staging_memory() : std::pmr::new_delete_resource();
     std::int64_t emitted = 0;
     bool end = false;
     for (std::int64_t chunk = 0; !end; ++chunk) {
@@ -283,7 +299,8 @@ class Job {
     std::vector<std::int64_t> lengths;
     while (ChunkPtr work = prepared_.pop()) {
       const auto t0 = Clock::now();
-      if (decode_.kind == InputKind::numbers) preprocess_numbers(*work, *decoder);
+      if (model_.generator) preprocess_prompts(*work, *decoder);
+      else if (decode_.kind == InputKind::numbers) preprocess_numbers(*work, *decoder);
       else preprocess_text(*work, *decoder, tokens, lengths);
       work->bytes = std::string();  // the records are no longer needed
       work->ends = {};
@@ -384,17 +401,90 @@ class Job {
     }
   }
 
+  // A language model's rows: the text as a prompt (or a user message in the chat template).
+  void preprocess_prompts(ChunkWork& w, RowDecoder& decoder) {
+    const generation::Generator& g = *model_.generator;
+    const GenerationOptions& options = model_.generation;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(w.rows); ++r) {
+      const std::int64_t index = w.first_row + static_cast<std::int64_t>(r);
+      DecodedRow row;
+      Status status = decoder.decode(w.record(r), {}, row);
+      if (status.ok() && row.text.empty()) status = Status::invalid("empty text");
+      std::vector<std::int32_t> prompt;
+      if (status.ok()) {
+        if (options.chat) {
+          const ChatMessage message{"user", std::string(row.text)};
+          status = g.tokenizer().encode(render_chatml({&message, 1}, true, g.default_system_prompt()),
+                                        prompt, Tokenizer::no_truncation);
+        } else {
+          status = g.tokenizer().encode(row.text, prompt, Tokenizer::no_truncation);
+        }
+      }
+      if (status.ok() && static_cast<std::int64_t>(prompt.size()) + options.max_tokens > g.max_model_len())
+        status = Status::invalid("a prompt of " + std::to_string(prompt.size()) + " tokens and max_tokens " +
+                                 std::to_string(options.max_tokens) + " exceed the model's context of " +
+                                 std::to_string(g.max_model_len()));
+      if (!status.ok()) {
+        dead_letter(w, index, row, status.message());
+        continue;
+      }
+      add_good(w, index, row);
+      w.prompts.push_back(std::move(prompt));
+    }
+  }
+
+  void compute_generation(ChunkWork& w) {
+    std::vector<GeneratedText> results;
+    generate_all(*model_.generator, w.prompts, model_.generation, results);
+    const std::size_t good = w.good_rows.size();
+    w.strings.assign(metadata_.outputs.size(), {});
+    w.strings[0].resize(good);
+    w.strings[1].resize(good);
+    w.outputs.resize(metadata_.outputs.size());
+    w.outputs[2].resize(DType::Int64, Shape{static_cast<std::int64_t>(good)});
+    w.failed.assign(good, 0);
+    for (std::size_t g = 0; g < good; ++g) {
+      GeneratedText& r = results[g];
+      if (!r.error.ok()) {
+        w.failed[g] = 1;
+        w.dead.push_back({w.good_rows[g], std::string(w.id(g)), "generation: " + r.error.message()});
+        continue;
+      }
+      w.strings[0][g] = std::move(r.text);
+      w.strings[1][g] = std::move(r.finish);
+      w.outputs[2].values<std::int64_t>()[g] = r.completion_tokens;
+    }
+    w.prompts = {};
+  }
+
   // ---- compute: batches on the executor, up to its concurrency at once ------------------
   void compute_loop() {
-    const ModelMetadata& md = model_.model->metadata();
+    if (model_.generator) {
+      while (true) {
+        const auto wait_start = Clock::now();
+        ChunkPtr work = computed_.pop();
+        compute_starved_.add(wait_start);
+        if (!work) break;
+        const auto t0 = Clock::now();
+        compute_generation(*work);
+        compute_busy_.add(t0);
+        to_write_.push(std::move(work));
+      }
+      to_write_.close();
+      return;
+    }
+    const ModelMetadata& md = metadata_;
     const int lanes = std::max(1, model_.executor->concurrency());
     std::vector<std::vector<Tensor>> lane_outputs(static_cast<std::size_t>(lanes),
                                                   std::vector<Tensor>(md.outputs.size()));
-    std::vector<int> free_lanes(static_cast<std::size_t>(lanes));
-    std::iota(free_lanes.begin(), free_lanes.end(), 0);
-    std::mutex lane_mutex;
-    std::condition_variable lane_cv;
-    int pending = 0;
+    // The lanes' state lives in the Job (it outlives every batch submitted to the executor),
+    // and is only touched under lane_mutex_, the executor's notification included.
+    free_lanes_.resize(static_cast<std::size_t>(lanes));
+    std::iota(free_lanes_.begin(), free_lanes_.end(), 0);
+    auto& free_lanes = free_lanes_;
+    auto& lane_mutex = lane_mutex_;
+    auto& lane_cv = lane_cv_;
+    auto& pending = pending_;
 
     while (true) {
       const auto wait_start = Clock::now();
@@ -411,7 +501,6 @@ class Job {
         w.outputs[o].resize(md.outputs[o].dtype, std::move(shape));
       }
       w.failed.assign(good, 0);
-      std::mutex dead_mutex;
       for (const auto& span : w.batches) {
         int lane;
         {
@@ -421,14 +510,12 @@ class Job {
           free_lanes.pop_back();
           ++pending;
         }
-        model_.executor->submit([&, lane, span] {
-          run_batch(w, span, lane_outputs[static_cast<std::size_t>(lane)], dead_mutex);
-          {
-            std::lock_guard lock(lane_mutex);
-            free_lanes.push_back(lane);
-            --pending;
-          }
-          lane_cv.notify_all();
+        model_.executor->submit([this, &w, &lane_outputs, lane, span] {
+          run_batch(w, span, lane_outputs[static_cast<std::size_t>(lane)]);
+          std::lock_guard lock(lane_mutex_);
+          free_lanes_.push_back(lane);
+          --pending_;
+          lane_cv_.notify_all();
         });
       }
       {
@@ -442,8 +529,7 @@ class Job {
     to_write_.close();
   }
 
-  void run_batch(ChunkWork& w, const ChunkWork::BatchSpan& span, std::vector<Tensor>& outputs,
-                 std::mutex& dead_mutex) {
+  void run_batch(ChunkWork& w, const ChunkWork::BatchSpan& span, std::vector<Tensor>& outputs) {
     const int rows = span.end - span.begin;
     ConstTensorView view;
     std::span<const std::int64_t> offsets;
@@ -462,12 +548,17 @@ class Job {
       const int k = span.begin + i;
       return static_cast<std::size_t>(w.order.empty() ? k : w.order[static_cast<std::size_t>(k)]);
     };
-    Status status = model_.model->forward(batch, outputs);
+    Status status;
+    try {
+      status = model_.model->forward(batch, outputs);
+    } catch (const std::exception& e) {  // a model that throws fails its batch, not the job
+      status = Status(Errc::internal, std::string("exception: ") + e.what());
+    }
     if (status.ok()) {
       for (std::size_t o = 0; o < outputs.size(); ++o) {
         const std::size_t row_bytes = outputs[o].bytes().size() / static_cast<std::size_t>(rows);
         if (row_bytes * w.good_rows.size() != w.outputs[o].bytes().size()) {
-          status = Status(Errc::internal, "output '" + model_.model->metadata().outputs[o].name +
+          status = Status(Errc::internal, "output '" + metadata_.outputs[o].name +
                                               "' has an unexpected size");
           break;
         }
@@ -477,7 +568,7 @@ class Job {
       }
     }
     if (status.ok()) return;
-    std::lock_guard lock(dead_mutex);
+    std::lock_guard lock(dead_mutex_);
     for (int i = 0; i < rows; ++i) {
       const std::size_t g = position(i);
       w.failed[g] = 1;
@@ -545,6 +636,7 @@ class Job {
   const JobModel& model_;
   ResultSink& sink_;
   const JobOptions& options_;
+  const ModelMetadata metadata_;
   DecodeOptions decode_;
   int batch_size_ = 1;
   std::int64_t max_tokens_ = 0;
@@ -553,6 +645,12 @@ class Job {
   std::vector<std::unique_ptr<RowDecoder>> decoders_;
 
   Channel prepared_, computed_, to_write_;
+  // The compute stage's executor lanes (see compute_loop).
+  std::mutex lane_mutex_;
+  std::condition_variable lane_cv_;
+  std::vector<int> free_lanes_;
+  int pending_ = 0;
+  std::mutex dead_mutex_;  // a chunk's dead letters, appended by concurrent lanes
   std::atomic<int> workers_left_{0};
 
   std::mutex mutex_;
@@ -569,6 +667,16 @@ class Job {
 
 }  // namespace
 
+ModelMetadata generation_metadata(const std::string& name) {
+  ModelMetadata md;
+  md.name = name;
+  md.inputs = {{"text", DType::Bytes, {-1}}};
+  md.outputs = {{"text", DType::Bytes, {-1}},
+                {"finish_reason", DType::Bytes, {-1}},
+                {"completion_tokens", DType::Int64, {-1}}};
+  return md;
+}
+
 const StageTime& JobSummary::bound() const noexcept {
   const StageTime* stages[] = {&read, &preprocess, &compute, &write};
   const StageTime* best = stages[0];
@@ -581,7 +689,8 @@ Status run_job(RowSource& source, const JobModel& model, ResultSink& sink, const
                JobSummary& summary,
                const std::function<void(const JobProgress&, double elapsed_s)>& on_progress,
                double progress_interval_s) {
-  if (!model.model || !model.executor) return Status::invalid("run_job: no model or executor");
+  if (!model.generator && (!model.model || !model.executor))
+    return Status::invalid("run_job: no model or executor");
   if (options.chunk_rows < 1) return Status::invalid("--chunk-rows must be at least 1");
   if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
     return Status::invalid("--shard: expected i/N with 0 <= i < N");

@@ -211,13 +211,13 @@ class PostgresSink final : public ResultSink {
     std::string columns = "row_index bigint PRIMARY KEY, id text";
     copy_columns_ = "row_index, id";
     for (const auto& output : model.outputs) {
-      if (output.dtype != DType::FP32 && output.dtype != DType::Int64)
+      if (output.dtype != DType::FP32 && output.dtype != DType::Int64 && output.dtype != DType::Bytes)
         return Status::invalid("postgresql: output '" + output.name + "' is " +
-                               std::string(to_string(output.dtype)) + " (FP32 and INT64 only)");
+                               std::string(to_string(output.dtype)) + " (FP32, INT64 and text only)");
       std::int64_t per_row = 1;
       for (std::size_t i = 1; i < output.shape.size(); ++i) per_row *= output.shape[i];
       const bool array = output.shape.size() > 1;
-      std::string type = output.dtype == DType::FP32 ? "real" : "bigint";
+      std::string type = output.dtype == DType::FP32 ? "real" : output.dtype == DType::Int64 ? "bigint" : "text";
       if (array) type += "[]";
       columns += ", " + identifier(c, output.name) + " " + type;
       copy_columns_ += ", " + identifier(c, output.name);
@@ -258,6 +258,18 @@ class PostgresSink final : public ResultSink {
         !status.ok())
       return status;
     const int n = PQntuples(r.get());
+    if (n == 0) {
+      // Rows from another job (other options, shard count or chunk size) would collide with
+      // this one's: refused before any row is read.
+      Result any;
+      if (auto status = exec(c, "SELECT 1 FROM " + table_id_ + " LIMIT 1", "reading the --table", &any,
+                             PGRES_TUPLES_OK);
+          !status.ok())
+        return status;
+      if (PQntuples(any.get()) > 0)
+        return Status::invalid("postgresql: table " + table_ + " holds rows of another job (or of this "
+                               "one split differently): use another --table, or empty it");
+    }
     if (n > 0 && !resume)
       return Status::invalid("postgresql: " + std::to_string(n) + " chunks of this job are committed "
                              "(coinfer_batch_chunks): pass --resume to continue it");
@@ -305,8 +317,12 @@ class PostgresSink final : public ResultSink {
     if (auto status = exec(c, "COPY " + target + " FROM STDIN", "COPY", nullptr, PGRES_COPY_IN);
         !status.ok())
       return status;
-    if (PQputCopyData(c, data.data(), static_cast<int>(data.size())) != 1 ||
-        PQputCopyEnd(c, nullptr) != 1)
+    bool sent = true;
+    for (std::size_t at = 0; sent && at < data.size(); at += 1 << 20) {
+      const std::size_t n = std::min<std::size_t>(1 << 20, data.size() - at);
+      sent = PQputCopyData(c, data.data() + at, static_cast<int>(n)) == 1;
+    }
+    if (!sent || PQputCopyEnd(c, nullptr) != 1)
       return Status::invalid("postgresql: COPY: " + message_of(c));
     Result r(PQgetResult(c));
     const bool ok = r && PQresultStatus(r.get()) == PGRES_COMMAND_OK;
@@ -325,6 +341,11 @@ class PostgresSink final : public ResultSink {
       data_ += '\t';
       append_id_text(data_, chunk.id(g), parser_);
       for (std::size_t o = 0; o < outputs.size(); ++o) {
+        if (outputs[o].dtype == DType::Bytes) {
+          data_ += '\t';
+          append_copy_text(data_, chunk.strings[o][g]);
+          continue;
+        }
         const Tensor& t = chunk.outputs[o];
         const std::size_t element = element_size(t.dtype());
         const std::size_t per_row = t.bytes().size() / chunk.good_rows.size() / element;
@@ -370,6 +391,25 @@ class PostgresSink final : public ResultSink {
 };
 
 }  // namespace
+
+std::string without_secrets(const std::string& connection) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(connection.c_str(), &error);
+  if (!options) {
+    PQfreemem(error);
+    return "(a connection string)";
+  }
+  std::string out;
+  for (PQconninfoOption* o = options; o->keyword; ++o) {
+    const std::string key = o->keyword;
+    if (!o->val || !*o->val || key == "password" || key == "user" || key == "passfile" ||
+        key == "sslpassword")
+      continue;
+    out += (out.empty() ? "" : " ") + key + "=" + o->val;
+  }
+  PQconninfoFree(options);
+  return out;
+}
 
 bool is_postgres_connection(const std::string& text) {
   return text.starts_with("postgresql://") || text.starts_with("postgres://") ||

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <cstring>
 #include <simdjson.h>
@@ -51,17 +53,20 @@ class FileReader {
   }
   void consume(std::size_t n) {
     begin_ += n;
-    consumed_ += n;
+    consumed_.store(consumed_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
+  // Read by the progress display's thread.
   double fraction() const noexcept {
-    return size_ == 0 ? 1.0 : static_cast<double>(consumed_) / static_cast<double>(size_);
+    return size_ == 0 ? 1.0
+                      : static_cast<double>(consumed_.load(std::memory_order_relaxed)) /
+                            static_cast<double>(size_);
   }
-  std::uint64_t consumed() const noexcept { return consumed_; }
 
  private:
   std::filesystem::path path_;
   int fd_ = -1;
-  std::uint64_t size_ = 0, consumed_ = 0;
+  std::uint64_t size_ = 0;
+  std::atomic<std::uint64_t> consumed_{0};
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;
 };
@@ -74,26 +79,26 @@ class JsonlSource final : public RowSource {
 
   Status next(std::string& out, bool& end) override {
     const std::size_t start = out.size();
-    bool any = false;
+    bool any = false, too_long = false;
     while (true) {
       std::string_view block;
       if (auto status = file_.fill(block); !status.ok()) return status;
       if (block.empty()) break;  // end of file
       any = true;
       const auto* nl = static_cast<const char*>(std::memchr(block.data(), '\n', block.size()));
-      if (nl) {
-        const std::size_t n = static_cast<std::size_t>(nl - block.data());
-        out.append(block.data(), n);
-        file_.consume(n + 1);
-        end = false;
-        if (out.size() > start && out.back() == '\r') out.pop_back();
-        return {};
+      const std::size_t n = nl ? static_cast<std::size_t>(nl - block.data()) : block.size();
+      // A line past the limit is read through (to stay in step) but not kept.
+      if (!too_long && out.size() - start + n > kMaxRecordBytes) {
+        too_long = true;
+        out.resize(start);
+        append_bad_line(out, "a line longer than " + std::to_string(kMaxRecordBytes >> 20) + " MiB");
       }
-      out.append(block);
-      file_.consume(block.size());
+      if (!too_long) out.append(block.data(), n);
+      file_.consume(nl ? n + 1 : n);
+      if (nl) break;
     }
     end = !any;  // a last line without '\n' is a row; nothing left is the end
-    if (!end && out.size() > start && out.back() == '\r') out.pop_back();
+    if (!end && !too_long && out.size() > start && out.back() == '\r') out.pop_back();
     return {};
   }
 
@@ -141,6 +146,13 @@ class CsvSource final : public RowSource {
     std::uint32_t count;
     std::memcpy(&count, header.data(), 4);
     if (count == kBadRecord) return Status::invalid("csv: header: " + header.substr(4));
+    if (count > 0 && header.compare(8, 3, "\xEF\xBB\xBF") == 0) {  // a UTF-8 byte order mark
+      std::uint32_t n;
+      std::memcpy(&n, header.data() + 4, 4);
+      n -= 3;
+      header.erase(8, 3);
+      std::memcpy(header.data() + 4, &n, 4);
+    }
     std::size_t at = 4;
     for (std::uint32_t i = 0; i < count; ++i) {
       std::uint32_t n;
@@ -167,6 +179,17 @@ class CsvSource final : public RowSource {
       any = true;
       std::size_t i = 0;
       for (; i < block.size(); ++i) {
+        if (out.size() - start + field_.size() > kMaxRecordBytes) {
+          // Past the limit (a huge field, or a quote that never closes): the record is bad and
+          // reading starts again after the next newline, quotes or not.
+          file_.consume(i);
+          if (auto status = skip_line(); !status.ok()) return status;
+          out.resize(start);
+          append_bad_record(out, "a record longer than " + std::to_string(kMaxRecordBytes >> 20) +
+                                     " MiB (a quote that never closes?)");
+          end = false;
+          return {};
+        }
         const char c = block[i];
         if (quoted) {
           if (c == '"') {
@@ -226,6 +249,20 @@ class CsvSource final : public RowSource {
 
  private:
   FileReader file_;
+  Status skip_line() {
+    while (true) {
+      std::string_view block;
+      if (auto status = file_.fill(block); !status.ok()) return status;
+      if (block.empty()) return {};
+      const auto* nl = static_cast<const char*>(std::memchr(block.data(), '\n', block.size()));
+      if (nl) {
+        file_.consume(static_cast<std::size_t>(nl - block.data()) + 1);
+        return {};
+      }
+      file_.consume(block.size());
+    }
+  }
+
   std::vector<std::string> columns_;
   std::string field_;
 };
@@ -254,7 +291,9 @@ class NpySource final : public RowSource {
   RecordFormat format() const noexcept override { return RecordFormat::npy_row; }
   std::int64_t total_rows() const noexcept override { return header_.shape[0]; }
   double fraction_read() const noexcept override {
-    return header_.shape[0] == 0 ? 1.0 : static_cast<double>(row_) / static_cast<double>(header_.shape[0]);
+    return header_.shape[0] == 0 ? 1.0
+                                 : static_cast<double>(progress_.load(std::memory_order_relaxed)) /
+                                       static_cast<double>(header_.shape[0]);
   }
   const NpyHeader& header() const noexcept { return header_; }
 
@@ -281,10 +320,12 @@ class NpySource final : public RowSource {
     }
     out.append(block_.data() + static_cast<std::size_t>(row_ - block_first_) * row_bytes_, row_bytes_);
     ++row_;
+    progress_.store(row_, std::memory_order_relaxed);
     return {};
   }
   Status skip(std::int64_t n, bool& end) override {
     row_ = std::min(header_.shape[0], row_ + n);
+    progress_.store(row_, std::memory_order_relaxed);
     end = row_ >= header_.shape[0];
     return {};
   }
@@ -295,6 +336,7 @@ class NpySource final : public RowSource {
   NpyHeader header_;
   std::uint64_t row_bytes_ = 0;
   std::int64_t row_ = 0, block_first_ = 0, block_rows_ = 0;
+  std::atomic<std::int64_t> progress_{0};  // row_, for the progress display's thread
   std::string block_;
 };
 
@@ -311,7 +353,9 @@ Status parse_number(std::string_view text, float& out) {
   text = trim(text);
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+  if (ec == std::errc::result_out_of_range)
+    return Status::invalid("'" + std::string(text.substr(0, 40)) + "' is out of FP32's range");
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || !std::isfinite(out))
     return Status::invalid("'" + std::string(text.substr(0, 40)) + "' is not a number");
   return {};
 }
@@ -321,6 +365,7 @@ class JsonDecoder final : public RowDecoder {
   explicit JsonDecoder(DecodeOptions options) : options_(std::move(options)) {}
 
   Status decode(std::string_view record, std::span<float> numbers, DecodedRow& row) override {
+    if (!record.empty() && record.front() == '\0') return Status::invalid(std::string(record.substr(1)));
     if (trim(record).empty()) return Status::invalid("empty line");
     padded_.assign(record);
     padded_.append(simdjson::SIMDJSON_PADDING, ' ');
@@ -340,9 +385,21 @@ class JsonDecoder final : public RowDecoder {
       if (id.type().get(type) ||
           (type != simdjson::ondemand::json_type::number && type != simdjson::ondemand::json_type::string))
         return Status::invalid("field '" + options_.id_field + "' (the id): expected a string or a number");
-      std::string_view raw = trim(id.raw_json_token());
-      // raw_json_token points into padded_; keep it with the row until the next decode.
-      row.id = raw;
+      // The id as JSON, checked (on-demand parsing validates only what is read): a number as
+      // written, a string re-encoded.
+      id_json_.assign(trim(id.raw_json_token()));
+      if (type == simdjson::ondemand::json_type::number) {
+        double d;
+        if (id.get_double().get(d))
+          return Status::invalid("field '" + options_.id_field + "' (the id): not a valid number");
+      } else {
+        std::string_view text;
+        if (id.get_string().get(text))
+          return Status::invalid("field '" + options_.id_field + "' (the id): not a valid string");
+        id_json_.clear();
+        json_append_string(id_json_, text);
+      }
+      row.id = id_json_;
       row.id_is_json = true;
     }
     simdjson::ondemand::value value;
@@ -385,7 +442,12 @@ class JsonDecoder final : public RowDecoder {
       if (v.get_double().get(d))
         return Status::invalid("field '" + options_.field + "'[" + std::to_string(count) +
                                "]: expected a number");
-      if (count < numbers.size()) numbers[count] = static_cast<float>(d);
+      if (count < numbers.size()) {
+        numbers[count] = static_cast<float>(d);
+        if (!std::isfinite(numbers[count]))
+          return Status::invalid("field '" + options_.field + "'[" + std::to_string(count) +
+                                 "]: out of FP32's range");
+      }
       ++count;
     }
     return {};
@@ -394,6 +456,7 @@ class JsonDecoder final : public RowDecoder {
   DecodeOptions options_;
   simdjson::ondemand::parser parser_;
   std::string padded_;
+  std::string id_json_;
 };
 
 class FieldsDecoder final : public RowDecoder {
@@ -524,6 +587,11 @@ void append_field(std::string& record, std::size_t record_start, std::string_vie
   const auto n = static_cast<std::uint32_t>(field.size());
   record.append(reinterpret_cast<const char*>(&n), 4);
   record.append(field);
+}
+
+void append_bad_line(std::string& record, std::string_view reason) {
+  record += '\0';
+  record.append(reason);
 }
 
 void append_bad_record(std::string& record, std::string_view reason) {

@@ -11,7 +11,9 @@ Checks, each against its own temporary directory:
   - --shard i/3 by three processes: every row exactly once across the shards;
   - --max-error-rate aborts with exit 1 and a message; --resume of another job is refused;
   - MiniLM over text rows: embeddings within 0.99 cosine of sentence-transformers' (the
-    reference fixture), with ids from the input.
+    reference fixture), with ids from the input;
+  - SmolLM2 over prompts: greedy completions that begin as llama.cpp's where its choices are
+    clear (tests/fixtures/smollm2), and the same whether 1 or 8 run at once.
 """
 
 import glob
@@ -267,6 +269,39 @@ for k, case in enumerate(reference_cases):
     worst = min(worst, cos)
 check(worst >= 0.99, f"minilm: worst cosine to sentence-transformers {worst:.4f} < 0.99")
 print(f"minilm: {len(embedded)} embeddings, worst cosine {worst:.4f}", flush=True)
+
+# --- SmolLM2: greedy completions, batched by the engine ---------------------------------------
+# Prompts whose first tokens llama.cpp chooses by wide margins (tests/fixtures/smollm2: the
+# prefixes below are its first 4 and 9 tokens, each ahead of the runner-up by more than 1.2
+# nats; the next are near-ties): the greedy completions must begin the same way.
+greedy = json.load(open(os.path.join(os.path.dirname(REFERENCE), "..", "smollm2", "reference.json")))["greedy"]
+expected = {case["prompt"]: case["text"] for case in greedy if case["kind"] == "plain"}
+prompts = ["The capital of France is", "Q: What is 12 + 30?\nA:"]
+prefixes = {"The capital of France is": " Paris.\n\n", "Q: What is 12 + 30?\nA:": " 12 + 30 = "}
+for prompt in prompts:
+    check(expected[prompt].startswith(prefixes[prompt]), f"llama.cpp's text for {prompt!r}: {expected[prompt]!r}")
+llm_in = os.path.join(work, "prompts.jsonl")
+with open(llm_in, "w") as f:
+    for k, prompt in enumerate(prompts + [case["text"] for case in reference_cases[:6]] + [""]):
+        f.write(json.dumps({"id": f"p{k}", "prompt": prompt}) + "\n")
+outputs = {}
+for concurrency in ("1", "8"):
+    out_llm = os.path.join(work, f"llm-{concurrency}")
+    run(["--model", "smollm2", "--input", llm_in, "--field", "prompt", "--id-field", "id", "--output", out_llm,
+         "--max-tokens", "12", "--concurrency", concurrency])
+    outputs[concurrency] = read_parts(out_llm)
+    llm_dead = read_dead(out_llm)
+    check(list(llm_dead) == [len(prompts) + 6] and llm_dead[len(prompts) + 6]["error"] == "empty text",
+          f"llm dead letters {llm_dead}")
+one, eight = outputs["1"], outputs["8"]
+check(len(one) == len(prompts) + 6, f"llm: {len(one)} completions")
+for k, prompt in enumerate(prompts):
+    text = one.get(f"p{k}", {}).get("text", "")
+    check(text.startswith(prefixes[prompt]), f"llm: {prompt!r} -> {text!r}, llama.cpp {expected[prompt][:40]!r}")
+for key, r in one.items():
+    check(r["finish_reason"] in ("stop", "length") and 0 < r["completion_tokens"] <= 12, f"llm row {r}")
+    check(eight.get(key) == r, f"llm: concurrency 8 differs from 1 at {key}: {eight.get(key)} vs {r}")
+print(f"smollm2: {len(one)} greedy completions, the same at concurrency 1 and 8", flush=True)
 
 if failures:
     print(f"{len(failures)} failures")

@@ -122,6 +122,13 @@ try:
     p = run(["--model", "digits", "--input", CONN, "--query", query, "--columns", "pixels",
              "--id-field", "id", "--output", CONN, "--table", "results", "--chunk-rows", "1000"], expect=2)
     check("--resume" in p.stderr, p.stderr)
+    # Another job (here: another chunk size) into the same table is refused before reading.
+    p = run(["--model", "digits", "--input", CONN, "--query", query, "--columns", "pixels",
+             "--id-field", "id", "--output", CONN, "--table", "results", "--chunk-rows", "500", "--resume"],
+            expect=2)
+    check("holds rows of another job" in p.stderr, p.stderr)
+    jobs = psql("SELECT DISTINCT job FROM coinfer_batch_chunks")
+    check("user=" not in jobs and f"port={port}" in jobs, f"the recorded job keeps no user: {jobs}")
     p = run(["--model", "digits", "--input", CONN, "--query", "SELECT nope FROM digits", "--output",
              os.path.join(work, "x")], expect=2)
     check('column "nope" does not exist' in p.stderr, p.stderr)

@@ -195,6 +195,39 @@ TEST_CASE("csv source: header, quotes, separators and newlines inside quotes, an
   CHECK(unknown.message() == "--columns: no column 'nope' (columns: id, text, n)");
 }
 
+TEST_CASE("sources: a runaway record is one bad row and reading resumes after it; a BOM is dropped") {
+  TempDir dir;
+  // A CSV quote that never closes, over kMaxRecordBytes, then good rows on later lines.
+  std::string csv = "\xEF\xBB\xBFid,v\n1,\"" + std::string(kMaxRecordBytes + 10, 'x') + "\n2,b\n3,c\n";
+  std::unique_ptr<RowSource> source;
+  REQUIRE(open_csv(dir.write("a.csv", csv), source).ok());
+  CHECK(source->columns()[0] == "id");
+  auto rows = all_records(*source);
+  REQUIRE(rows.size() == 3);
+  std::uint32_t count;
+  std::memcpy(&count, rows[0].data(), 4);
+  CHECK(count == kBadRecord);
+  CHECK(rows[0].find("longer than 64 MiB") != std::string::npos);
+  CHECK(fields_of(rows[1]) == std::vector<std::string>{"2", "b"});
+  csv.clear();
+
+  std::string jsonl = "{\"x\": \"" + std::string(kMaxRecordBytes, 'y') + "\"}\n{\"x\": \"ok\"}\n";
+  REQUIRE(open_jsonl(dir.write("b.jsonl", jsonl), source).ok());
+  rows = all_records(*source);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].size() < 100);
+  CHECK(rows[1] == "{\"x\": \"ok\"}");
+  DecodeOptions options;
+  options.kind = InputKind::text;
+  options.field = "x";
+  std::unique_ptr<RowDecoder> decoder;
+  REQUIRE(make_decoder(*source, options, decoder).ok());
+  DecodedRow row;
+  CHECK(decoder->decode(rows[0], {}, row).message() == "a line longer than 64 MiB");
+  REQUIRE(decoder->decode(rows[1], {}, row).ok());
+  CHECK(row.text == "ok");
+}
+
 TEST_CASE("decoders: JSON numbers (nested arrays flattened), text, ids; fields holding an array") {
   TempDir dir;
   std::unique_ptr<RowSource> source;
@@ -221,6 +254,18 @@ TEST_CASE("decoders: JSON numbers (nested arrays flattened), text, ids; fields h
   CHECK(decoder->decode(R"({"x": [1, 2, 3, 4], "key": [1]})", values, row).message().find("expected a string or a number") !=
         std::string::npos);
   CHECK(decoder->decode("  ", values, row).message() == "empty line");
+  // Ids are checked, not copied blindly: the output must stay valid JSON.
+  CHECK(decoder->decode(R"({"x": [1, 2, 3, 4], "key": 12abc})", values, row).message().find("not a valid number") !=
+        std::string::npos);
+  REQUIRE(decoder->decode(R"({"x": [1, 2, 3, 4], "key": "a\u0041\tb"})", values, row).ok());
+  id.clear();
+  append_id_json(id, row, 0);
+  CHECK(id == R"("aA\tb")");
+  // A raw control character in a string is invalid JSON, refused with simdjson's reason.
+  CHECK(decoder->decode("{\"x\": [1, 2, 3, 4], \"key\": \"a\tb\"}", values, row).message().find(
+            "invalid JSON: Within strings, some characters must be escaped") == 0);
+  CHECK(decoder->decode(R"({"x": [1, 2, 1e300, 4], "key": 1})", values, row).message() ==
+        "field 'x'[2]: out of FP32's range");
   CHECK(decoder->decode(R"({"x": [1, 2)", values, row).message().find("invalid JSON") == 0);
   CHECK(decoder->decode("[1, 2]", values, row).message() == "expected a JSON object, one per line");
 
@@ -290,6 +335,19 @@ TEST_CASE("file sink: a crash between a chunk's files and its manifest leaves no
   CHECK_FALSE(fs::exists(out / "part-00000001.jsonl"));
   CHECK_FALSE(fs::exists(out / "part-00000002.jsonl.tmp"));
   CHECK(fs::file_size(out / "dead-letter.jsonl") == dead_bytes);
+  // One writer per shard, one sharding per directory.
+  {
+    std::unique_ptr<ResultSink> second;
+    REQUIRE(open_file_sink(out, FileFormat::jsonl, second).ok());
+    std::vector<std::int64_t> d;
+    CommittedTotals t;
+    CHECK(second->open(job, model, true, d, t).message().find("another coinfer-batch is writing") !=
+          std::string::npos);
+    std::unique_ptr<ResultSink> sharded;
+    REQUIRE(open_file_sink(out, FileFormat::jsonl, sharded).ok());
+    CHECK(sharded->open({"job a", 10, 1, 3}, model, true, d, t).message().find(
+              "a job split into 1 shard; this run is split into 3") != std::string::npos);
+  }
   REQUIRE(sink->commit(chunk_of(1, false)).ok());
   REQUIRE(sink->finish().ok());
   const std::string manifest = read_file(out / "manifest.json");
@@ -312,7 +370,9 @@ TEST_CASE("pipeline: the digits MLP over JSONL, rows in order, a shard's chunks 
   REQUIRE(Mlp::load(digits_weights(), "digits", "1", 5, mlp).ok());
   std::shared_ptr<Model> model(std::move(mlp));
   CpuExecutor executor(1);
-  const JobModel job_model{model, &executor, std::nullopt};
+  JobModel job_model;
+  job_model.model = model;
+  job_model.executor = &executor;
 
   auto run = [&](const fs::path& out, int shard, int shards, bool resume, JobSummary& summary) {
     std::unique_ptr<RowSource> source;
@@ -358,7 +418,8 @@ TEST_CASE("pipeline: the digits MLP over JSONL, rows in order, a shard's chunks 
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(dir.path / "shard")) names.insert(e.path().filename().string());
   CHECK(names == std::set<std::string>{"part-00000001.jsonl", "part-00000004.jsonl", "part-00000007.jsonl",
-                                       "manifest.shard-1-of-3.json", "dead-letter.shard-1-of-3.jsonl"});
+                                       "manifest.shard-1-of-3.json", "manifest.shard-1-of-3.json.lock",
+                                       "dead-letter.shard-1-of-3.jsonl"});
   JobSummary resumed;
   REQUIRE(run(dir.path / "shard", 1, 3, true, resumed).ok());
   CHECK(resumed.rows == 0);

@@ -54,6 +54,11 @@ struct ChunkWork {
   // why).
   std::vector<Tensor> outputs;
   std::vector<std::uint8_t> failed;
+  // Text outputs (dtype Bytes, a language model's completion): one string per good row, at
+  // the output's index; the tensor at that index is unused.
+  std::vector<std::vector<std::string>> strings;
+  // A language model's prompts (token ids), one per good row.
+  std::vector<std::vector<std::int32_t>> prompts;
 
   explicit ChunkWork(std::pmr::memory_resource* staging) : input(staging) {}
 

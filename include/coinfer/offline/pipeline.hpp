@@ -9,18 +9,28 @@
 #include "coinfer/core/status.hpp"
 #include "coinfer/models/model.hpp"
 #include "coinfer/models/text_input.hpp"
+#include "coinfer/offline/generation_stage.hpp"
 #include "coinfer/offline/sinks.hpp"
 #include "coinfer/offline/sources.hpp"
 #include "coinfer/runtime/executor.hpp"
 
 namespace coinfer::offline {
 
-// The model a job runs and where: the same Model, Executor and text front as the server's.
+// The model a job runs and where: the same Model, Executor and text front as the server's,
+// or a language model's engine.
 struct JobModel {
   std::shared_ptr<Model> model;
   Executor* executor = nullptr;   // a CpuExecutor, or the model's own CudaExecutor
   std::optional<TextInput> text;  // set for models that take text
+  // A language model instead (model null): each row's text is a prompt, its result the
+  // greedy completion (outputs text, finish_reason, completion_tokens).
+  generation::Generator* generator = nullptr;
+  GenerationOptions generation;
+  std::string name;  // the language model's, for messages
 };
+
+// The outputs a language model's rows get.
+ModelMetadata generation_metadata(const std::string& name);
 
 struct JobOptions {
   DecodeOptions decode;      // kind and width are filled from the model by run_job

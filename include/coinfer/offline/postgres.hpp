@@ -12,6 +12,10 @@ namespace coinfer::offline {
 // True for a libpq connection string: a postgresql:// or postgres:// URI, or key=value pairs.
 bool is_postgres_connection(const std::string& text);
 
+// A connection string as a manifest or log may keep it: its settings without the user,
+// password, passfile and sslpassword (parsed by libpq, URIs and key=value strings alike).
+std::string without_secrets(const std::string& connection);
+
 // Rows of `query` through a server-side cursor (DECLARE ... NO SCROLL CURSOR, FETCH `fetch_rows`
 // at a time inside one read-only transaction), so the result is never held whole in memory.
 // A `fields` source: each row's columns as text (NULL as empty). Row indexes are positions in

@@ -47,6 +47,12 @@ inline constexpr std::uint32_t kBadRecord = 0xffffffffu;
 void begin_fields(std::string& record);
 void append_field(std::string& record, std::size_t record_start, std::string_view field);
 void append_bad_record(std::string& record, std::string_view reason);
+// A JSONL line that could not be kept (longer than kMaxRecordBytes): '\0' and the reason.
+void append_bad_line(std::string& record, std::string_view reason);
+
+// The longest record a file source keeps (a JSONL line, a CSV record): a longer one is read
+// past and handed on as a bad record, so one runaway line cannot take the memory.
+inline constexpr std::size_t kMaxRecordBytes = 64u << 20;
 
 // JSON Lines: one row per line ('\n', an optional '\r' dropped). A blank line is a row (which
 // its decoder refuses), except a final '\n' at the end of the file.

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "coinfer/core/status.hpp"
+
+namespace coinfer::generation {
+class Generator;
+}  // namespace coinfer::generation
+
+namespace coinfer::offline {
+
+// A batch job's language-model settings (coinfer-batch on a model of kind llm).
+struct GenerationOptions {
+  std::int32_t max_tokens = 64;  // per row
+  bool chat = false;  // each row's text is a user message in the chat template, else a prompt
+  int concurrency = 64;  // generations submitted at once (the engine batches them per step)
+};
+
+struct GeneratedText {
+  Status error;            // not ok: the row is a dead letter with this reason
+  std::string text;        // the completion
+  std::string finish;      // "stop" or "length"
+  std::int64_t completion_tokens = 0;
+};
+
+// Runs one greedy generation per prompt (token ids) through `generator`, `concurrency` at a
+// time: the engine's continuous batching runs them together, step by step. Blocks until every
+// one has finished; `out` gets one result per prompt, in order. Runs its own event loop on the
+// calling thread (the engine's streams deliver to it).
+void generate_all(generation::Generator& generator, std::span<const std::vector<std::int32_t>> prompts,
+                  const GenerationOptions& options, std::vector<GeneratedText>& out);
+
+}  // namespace coinfer::offline

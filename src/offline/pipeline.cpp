@@ -208,7 +208,11 @@ class Job {
     JobProgress p;
     p.rows_done = rows_done_.load();
     p.rows_expected = rows_expected_;
-    p.fraction_read = source_.fraction_read();
+    // The source's share read runs ahead of the rows written by the chunks in flight: scaled
+    // by the share of the rows read so far that are written.
+    const double read = source_.fraction_read();
+    const std::int64_t emitted = rows_emitted_.load();
+    p.fraction_read = read < 0 || emitted == 0 ? read : read * static_cast<double>(p.rows_done) / static_cast<double>(emitted);
     return p;
   }
 
@@ -282,6 +286,7 @@ class Job {
         break;
       }
       ++emitted;
+      rows_emitted_ += work->rows;
       prepared_.push(std::move(work));
     }
     prepared_.close();
@@ -299,6 +304,7 @@ class Job {
     std::vector<std::int64_t> lengths;
     while (ChunkPtr work = prepared_.pop()) {
       const auto t0 = Clock::now();
+      take_input_buffer(work->input);
       if (model_.generator) preprocess_prompts(*work, *decoder);
       else if (decode_.kind == InputKind::numbers) preprocess_numbers(*work, *decoder);
       else preprocess_text(*work, *decoder, tokens, lengths);
@@ -308,6 +314,21 @@ class Job {
       computed_.push(std::move(work));
     }
     if (--workers_left_ == 0) computed_.close();
+  }
+
+  // Input buffers are reused from chunk to chunk (at most one per chunk in flight), so a run
+  // allocates them once: on CUDA they are page-locked, and pinning memory is slow.
+  void take_input_buffer(std::pmr::vector<std::byte>& out) {
+    std::lock_guard lock(buffers_mutex_);
+    if (buffers_.empty()) return;
+    out = std::move(buffers_.back());
+    buffers_.pop_back();
+    out.clear();
+  }
+  void give_back_input_buffer(std::pmr::vector<std::byte>& buffer) {
+    std::lock_guard lock(buffers_mutex_);
+    buffers_.push_back(std::move(buffer));
+    buffer = std::pmr::vector<std::byte>(buffers_.back().get_allocator());
   }
 
   void dead_letter(ChunkWork& w, std::int64_t index, const DecodedRow& row, std::string reason) {
@@ -522,7 +543,7 @@ class Job {
         std::unique_lock lock(lane_mutex);
         lane_cv.wait(lock, [&] { return pending == 0; });
       }
-      w.input = std::pmr::vector<std::byte>(w.input.get_allocator());
+      give_back_input_buffer(w.input);
       compute_busy_.add(t0);
       to_write_.push(std::move(work));
     }
@@ -651,6 +672,8 @@ class Job {
   std::vector<int> free_lanes_;
   int pending_ = 0;
   std::mutex dead_mutex_;  // a chunk's dead letters, appended by concurrent lanes
+  std::mutex buffers_mutex_;
+  std::vector<std::pmr::vector<std::byte>> buffers_;  // input buffers of computed chunks
   std::atomic<int> workers_left_{0};
 
   std::mutex mutex_;
@@ -661,6 +684,7 @@ class Job {
   Status error_;
 
   std::atomic<std::int64_t> rows_done_{0};
+  std::atomic<std::int64_t> rows_emitted_{0};  // rows the reader handed on
   std::int64_t rows_expected_ = -1;
   BusyClock read_busy_, preprocess_busy_, compute_busy_, write_busy_, compute_starved_;
 };

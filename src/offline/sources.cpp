@@ -99,6 +99,12 @@ class JsonlSource final : public RowSource {
     }
     end = !any;  // a last line without '\n' is a row; nothing left is the end
     if (!end && !too_long && out.size() > start && out.back() == '\r') out.pop_back();
+    // A leading NUL marks a bad line (append_bad_line): a line of the file that starts with
+    // one (not JSON anyway) becomes such a line, with its own reason.
+    if (!too_long && out.size() > start && out[start] == '\0') {
+      out.resize(start);
+      append_bad_line(out, "a line starting with a NUL byte (not JSON)");
+    }
     return {};
   }
 
@@ -365,7 +371,8 @@ class JsonDecoder final : public RowDecoder {
   explicit JsonDecoder(DecodeOptions options) : options_(std::move(options)) {}
 
   Status decode(std::string_view record, std::span<float> numbers, DecodedRow& row) override {
-    if (!record.empty() && record.front() == '\0') return Status::invalid(std::string(record.substr(1)));
+    if (!record.empty() && record.front() == '\0')
+      return Status::invalid(record.size() > 1 ? std::string(record.substr(1)) : "not JSON");
     if (trim(record).empty()) return Status::invalid("empty line");
     padded_.assign(record);
     padded_.append(simdjson::SIMDJSON_PADDING, ' ');

@@ -156,6 +156,12 @@ TEST_CASE("jsonl source: lines, CRLF, blank lines, a last line without newline, 
   REQUIRE(source->skip(6, end).ok());
   CHECK(end);
 
+  // A line starting with NUL is handed on as a bad line with a reason (a leading NUL marks one).
+  REQUIRE(open_jsonl(dir.write("n.jsonl", std::string("\0{}\nok\n", 6)), source).ok());
+  const auto rows = all_records(*source);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0] == std::string("\0a line starting with a NUL byte (not JSON)", 43));
+
   // A file ending with '\n' has no empty last row.
   REQUIRE(open_jsonl(dir.write("b.jsonl", "x\ny\n"), source).ok());
   CHECK(all_records(*source).size() == 2);

@@ -62,7 +62,7 @@ struct StageTime {
 struct JobProgress {
   std::int64_t rows_done = 0;       // rows this run committed
   std::int64_t rows_expected = -1;  // rows this run will handle, when known
-  double fraction_read = -1;        // the source's, when rows are not known
+  double fraction_read = -1;        // of the input done, from the source's bytes, when rows are not known
 };
 
 struct JobSummary {

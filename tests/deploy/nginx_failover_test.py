@@ -5,7 +5,8 @@ Usage: python3 nginx_failover_test.py COINFER_SERVE COINFER_LOADGEN NGINX_CONF [
 
   - capacity: one replica directly, then three behind nginx (same loadgen settings);
   - a namespace (X-Cache-Namespace) always reaches the same replica, and namespaces spread;
-    requests without one spread too (least_conn); a WebSocket session passes through;
+    requests without one spread too (least_conn); a WebSocket session passes through, and a
+    chat completion's SSE stream arrives event by event (not buffered);
   - failover: under load, one replica is killed with SIGKILL and restarted on its port: requests
     are lost only among those in flight on it (nginx retries the rest on another replica), and
     after nginx's fail_timeout the throughput is back and the restarted replica serves again.
@@ -48,7 +49,7 @@ def free_port():
 
 
 def start_replica(port):
-    p = subprocess.Popen([SERVE, "--config", CONFIG, "--model", "digits", "--port", str(port)],
+    p = subprocess.Popen([SERVE, "--config", CONFIG, "--model", "digits", "--model", "smollm2", "--port", str(port)],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = p.stdout.readline()
     if "listening on" not in line:
@@ -142,6 +143,23 @@ try:
     reply = asyncio.run(ws_roundtrip())
     check(reply.get("id") == "w1" and reply.get("outputs"), f"websocket through nginx: {reply}")
 
+    # An SSE token stream passes through as it is written, not buffered to the end.
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{nginx_port}/v1/chat/completions",
+        data=json.dumps({"model": "smollm2", "stream": True, "max_tokens": 32, "temperature": 0,
+                         "messages": [{"role": "user", "content": "Tell me about the sea."}]}).encode(),
+        headers={"Content-Type": "application/json", "Cache-Control": "no-store"})
+    arrivals = []
+    with urllib.request.urlopen(request, timeout=60) as r:
+        for line in r:
+            if line.startswith(b"data: "):
+                arrivals.append((time.monotonic(), line.strip()))
+    check(len(arrivals) >= 6 and arrivals[-1][1] == b"data: [DONE]", f"SSE through nginx: {len(arrivals)} events")
+    spread_ms = (arrivals[-1][0] - arrivals[0][0]) * 1000 if arrivals else 0
+    check(spread_ms >= 50, f"SSE events arrived together ({spread_ms:.0f} ms apart): buffered")
+    report["sse"] = {"events": len(arrivals), "first_to_last_ms": spread_ms}
+    print(f"SSE through nginx: {len(arrivals)} events over {spread_ms:.0f} ms", flush=True)
+
     # --- failover: kill -9 one replica under load, restart it -------------------------------
     before = loadgen(nginx_port, 3)
     during = subprocess.Popen([LOADGEN, "--url", url, "--body", BODY, "--duration-s", "8", "--warmup-s", "0",
@@ -149,11 +167,13 @@ try:
     time.sleep(2)
     replicas[1].send_signal(signal.SIGKILL)
     replicas[1].wait()
-    killed_at = time.time()
     time.sleep(3)
-    replicas[1] = start_replica(ports[1])
+    replicas[1] = start_replica(ports[1])  # returns once it listens, its models loaded
+    back_at = time.time()
     during_result = json.loads(during.communicate(timeout=60)[0])
-    time.sleep(max(0.0, 5.5 - (time.time() - killed_at)))  # nginx's fail_timeout
+    # nginx tries a failed replica again once fail_timeout (5 s) has passed since its last
+    # failure, which can be as late as the moment the replica came back.
+    time.sleep(max(0.0, 5.5 - (time.time() - back_at)))
     after = loadgen(nginx_port, 4)
     served = success_count(ports[1])
     check(before["errors"] == 0 and after["errors"] == 0, f"errors before {before['errors']} after {after['errors']}")

@@ -591,6 +591,20 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
     metrics_->inference_count.add(static_cast<std::uint64_t>(rows));
     metrics_->batch_size.observe(static_cast<double>(rows));
     metrics_->compute_duration_us.observe(micros(finished - started));
+    const auto ns = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(finished - started).count());
+    const auto requests = static_cast<std::uint64_t>(buffer.tickets.size());
+    metrics_->compute_requests.add(requests);
+    metrics_->compute_request_ns.add(ns * requests);
+    auto& by_size = metrics_->by_batch_size[static_cast<std::size_t>(
+        std::min<std::int64_t>(rows, ModelMetrics::kMaxStatsBatch))];
+    by_size.count.add();
+    by_size.compute_ns.add(ns);
+    metrics_->last_inference_ms.store(
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count(),
+        std::memory_order_relaxed);
   }
 
   for (BatchTicket* t : buffer.tickets) {

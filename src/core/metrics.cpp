@@ -101,7 +101,8 @@ ModelMetrics::ModelMetrics()
     : queue_duration_us(exponential(10, 2, 20)),     // 10 µs .. ~5 s
       compute_duration_us(exponential(10, 2, 20)),
       request_duration_us(exponential(10, 2, 20)),
-      batch_size(exponential(1, 2, 11)) {}           // 1 .. 1024
+      batch_size(exponential(1, 2, 11)),            // 1 .. 1024
+      by_batch_size(std::make_unique<BatchSizeStats[]>(kMaxStatsBatch + 1)) {}
 
 void render_prometheus(std::span<const NamedModelMetrics> models, std::string& out) {
   struct CounterMetric {

@@ -25,7 +25,8 @@ using net::HttpRequest;
 using net::HttpResponse;
 using net::Method;
 
-constexpr std::string_view kExtensions[] = {"model_repository", "binary_tensor_data", "generate"};
+constexpr std::string_view kExtensions[] = {"model_repository", "binary_tensor_data", "generate",
+                                            "statistics"};
 
 void fail(HttpResponse& res, const Status& status) {
   res.error(http_status(status.code()), status.message());
@@ -337,6 +338,116 @@ void repository_index(const ModelRepository& repo, const HttpRequest& req, HttpR
   res.body += ']';
 }
 
+// Triton's statistics extension: {"model_stats": [...]} for every visible model, or the one
+// (and version) of the path. Counts are requests (a batch counts each of its requests, each
+// with the batch's compute time), durations cumulative ns, as Triton reports them.
+void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  const std::string_view name = req.param("model");
+  const std::string_view version = req.param("version");
+  const bool language_model = !name.empty() && is_generator(repo, name);
+  if (!name.empty() && !language_model) {
+    Endpoint* endpoint = nullptr;
+    if (auto status = repo.find(name, version, req.tenant, endpoint); !status.ok()) {
+      fail(res, status);
+      return;
+    }
+  }
+  if (language_model) {
+    generation::Generator* visible = nullptr;
+    if (auto status = repo.find_generator(name, req.tenant, visible); !status.ok()) {
+      fail(res, status);
+      return;
+    }
+  }
+  auto duration = [&](std::string_view key, std::uint64_t count, std::uint64_t ns) {
+    // std::to_string: GCC 12 at -O3 misjudges the bound of to_chars' span when inlined here.
+    json_append_string(res.body, key);
+    res.body.append(R"(:{"count":)");
+    res.body.append(std::to_string(count));
+    res.body.append(R"(,"ns":)");
+    res.body.append(std::to_string(ns));
+    res.body.push_back('}');
+  };
+  auto us_to_ns = [](double us) { return static_cast<std::uint64_t>(us * 1000.0); };
+  res.body += "{\"model_stats\":[";
+  bool first = true;
+  for (const auto& e : repo.endpoints()) {
+    const ModelMetadata& md = e->metadata();
+    if (!ModelRepository::visible(*e, req.tenant)) continue;
+    if (!name.empty() && (md.name != name || (!version.empty() && md.version != version))) continue;
+    const ModelMetrics& m = e->metrics();
+    if (!first) res.body += ',';
+    first = false;
+    res.body += "{\"name\":";
+    json_append_string(res.body, md.name);
+    res.body += ",\"version\":";
+    json_append_string(res.body, md.version);
+    res.body += ",\"last_inference\":";
+    json_append_number(res.body, m.last_inference_ms.load(std::memory_order_relaxed));
+    res.body += ",\"inference_count\":";
+    json_append_number(res.body, m.inference_count.value());
+    res.body += ",\"execution_count\":";
+    json_append_number(res.body, m.exec_count.value());
+    res.body += ",\"inference_stats\":{";
+    duration("success", m.request_success.value(), us_to_ns(m.request_duration_us.sum()));
+    res.body += ',';
+    duration("fail", m.request_failure.value(), m.failure_ns.value());
+    res.body += ',';
+    duration("queue", m.queue_duration_us.count(), us_to_ns(m.queue_duration_us.sum()));
+    // The decoder writes inputs into the batch's rows and outputs are read from it: no copy
+    // stage of its own, so compute_input and compute_output are zero-time, counted as Triton
+    // counts them (once per computed request).
+    res.body += ',';
+    duration("compute_input", m.compute_requests.value(), 0);
+    res.body += ',';
+    duration("compute_infer", m.compute_requests.value(), m.compute_request_ns.value());
+    res.body += ',';
+    duration("compute_output", m.compute_requests.value(), 0);
+    res.body += "},\"batch_stats\":[";
+    bool first_size = true;
+    for (int size = 1; size <= ModelMetrics::kMaxStatsBatch; ++size) {
+      const auto& s = m.by_batch_size[static_cast<std::size_t>(size)];
+      const std::uint64_t count = s.count.value();
+      if (count == 0) continue;
+      if (!first_size) res.body += ',';
+      first_size = false;
+      res.body += "{\"batch_size\":";
+      json_append_number(res.body, size);
+      res.body += ',';
+      duration("compute_input", count, 0);
+      res.body += ',';
+      duration("compute_infer", count, s.compute_ns.value());
+      res.body += ',';
+      duration("compute_output", count, 0);
+      res.body += '}';
+    }
+    res.body += "]}";
+  }
+  // Language models: requests by outcome and their end-to-end time (the engine schedules per
+  // step, not per batch, so there are no batch statistics).
+  for (const auto& g : repo.generators()) {
+    generation::Generator* visible = nullptr;
+    if (!repo.find_generator(g.name, req.tenant, visible).ok()) continue;
+    if (!name.empty() && (g.name != name || (!version.empty() && g.version != version))) continue;
+    const auto& m = g.engine->metrics();
+    if (!first) res.body += ',';
+    first = false;
+    res.body += "{\"name\":";
+    json_append_string(res.body, g.name);
+    res.body += ",\"version\":";
+    json_append_string(res.body, g.version);
+    res.body += ",\"inference_count\":";
+    json_append_number(res.body, m.request_success.value());
+    res.body += ",\"inference_stats\":{";
+    duration("success", m.request_success.value(),
+             static_cast<std::uint64_t>(m.e2e_request_latency_s.sum() * 1e9));
+    res.body += ',';
+    duration("fail", m.request_failure.value(), 0);
+    res.body += "},\"batch_stats\":[]}";
+  }
+  res.body += "]}";
+}
+
 }  // namespace
 
 void add_oip_routes(net::Router& router, const ModelRepository& repository, ServerInfo info) {
@@ -351,8 +462,13 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
   router.add(Method::get, "/v2", [info](const HttpRequest&, HttpResponse& res) {
     encode_server_metadata(info.name, info.version, kExtensions, res.body);
   });
+  // Before /v2/models/{model}, which "stats" would otherwise match.
+  router.add(Method::get, "/v2/models/stats",
+             [repo](const HttpRequest& req, HttpResponse& res) { model_stats(*repo, req, res); });
   for (std::string_view base : {"/v2/models/{model}", "/v2/models/{model}/versions/{version}"}) {
     const std::string prefix(base);
+    router.add(Method::get, prefix + "/stats",
+               [repo](const HttpRequest& req, HttpResponse& res) { model_stats(*repo, req, res); });
     router.add(Method::get, prefix, [repo](const HttpRequest& req, HttpResponse& res) {
       model_metadata(*repo, req, res);
     });

@@ -189,6 +189,9 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
   }
   if (!status.ok()) {
     metrics_.request_failure.add();
+    metrics_.failure_ns.add(static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started)
+            .count()));
     co_return status;
   }
   if (cache && request.cache->store) {

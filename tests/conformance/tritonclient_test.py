@@ -114,9 +114,46 @@ def check_errors(client):
                  "datatype", "FP32")
 
 
+def check_statistics(client):
+    """Triton's statistics extension, read by tritonclient's get_inference_statistics."""
+    before = client.get_inference_statistics("digits")["model_stats"][0]
+    x = np.tile(np.arange(64, dtype=np.float32) % 17, (2, 1))
+    inp = httpclient.InferInput("INPUT0", [2, 64], "FP32")
+    inp.set_data_from_numpy(x, binary_data=False)
+    for _ in range(5):
+        client.infer("digits", [inp])
+    bad = httpclient.InferInput("INPUT0", [1, 3], "FP32")
+    bad.set_data_from_numpy(np.ones((1, 3), np.float32), binary_data=False)
+    expect_error("a row of 3 values for the digits model", lambda: client.infer("digits", [bad]), "64")
+    stats = client.get_inference_statistics("digits")["model_stats"]
+    assert len(stats) == 1 and stats[0]["name"] == "digits" and stats[0]["version"] == "1", stats
+    s = stats[0]
+    inference, base = s["inference_stats"], before["inference_stats"]
+    assert inference["success"]["count"] - base["success"]["count"] == 5, inference
+    assert inference["success"]["ns"] > base["success"]["ns"], inference
+    assert inference["queue"]["count"] - base["queue"]["count"] == 5, inference
+    assert inference["compute_infer"]["count"] - base["compute_infer"]["count"] == 5, inference
+    assert inference["compute_infer"]["ns"] > base["compute_infer"]["ns"], inference
+    assert s["inference_count"] - before["inference_count"] == 10, s  # rows
+    assert s["execution_count"] - before["execution_count"] >= 1, s
+    assert s["last_inference"] > 1_700_000_000_000, s  # ms since the epoch
+    sizes = {b["batch_size"]: b for b in s["batch_stats"]}
+    assert 2 in sizes and sizes[2]["compute_infer"]["count"] >= 1 and sizes[2]["compute_infer"]["ns"] > 0, sizes
+    # The row of 3 values was refused by the model's pipeline: one failure.
+    assert inference["fail"]["count"] - base["fail"]["count"] == 1, inference
+    everything = client.get_inference_statistics()["model_stats"]
+    assert {"digits", "identity", "minilm"} <= {m["name"] for m in everything}, everything
+    versioned = client.get_inference_statistics("digits", "1")["model_stats"]
+    assert versioned[0]["name"] == "digits", versioned
+    expect_error("statistics of an unknown model",
+                 lambda: client.get_inference_statistics("no_such_model"), "unknown model 'no_such_model'")
+    server = client.get_server_metadata()
+    assert "statistics" in server["extensions"], server
+
+
 def main():
     proc, address = start_server(sys.argv[1], sys.argv[2])
-    checks = [check_health, check_metadata, check_infer, check_binary, check_errors]
+    checks = [check_health, check_metadata, check_infer, check_binary, check_errors, check_statistics]
     passed = failed = 0
     try:
         client = httpclient.InferenceServerClient(url=address)

@@ -57,6 +57,19 @@ struct ModelMetrics {
   Histogram compute_duration_us;
   Histogram request_duration_us;
   Histogram batch_size;
+
+  // Triton's statistics extension (GET /v2/models/{m}/stats) counts per request and in ns:
+  Counter failure_ns;          // time of the requests answered with an error, summed
+  Counter compute_requests;    // requests computed: each batch counts its requests
+  Counter compute_request_ns;  // ... and each of them the batch's compute time
+  std::atomic<std::int64_t> last_inference_ms{0};  // wall clock of the last batch's end, ms since the epoch
+  // Batches by size (1..kMaxStatsBatch; larger ones in the last) and their compute time.
+  static constexpr int kMaxStatsBatch = 1024;
+  struct BatchSizeStats {
+    Counter count;
+    Counter compute_ns;
+  };
+  std::unique_ptr<BatchSizeStats[]> by_batch_size;  // [kMaxStatsBatch + 1], index = rows
 };
 
 // Renders every model's metrics in the Prometheus text exposition format (version 0.0.4).

@@ -23,7 +23,7 @@ TEST_CASE("server metadata names the server, its version and extensions") {
   CHECK(reply.status == 200);
   CHECK(reply.body.find(R"("name":"coinfer")") != std::string::npos);
   CHECK(reply.body.find(R"("version":)") != std::string::npos);
-  CHECK(reply.body.find(R"("extensions":["model_repository","binary_tensor_data","generate"])") !=
+  CHECK(reply.body.find(R"("extensions":["model_repository","binary_tensor_data","generate","statistics"])") !=
         std::string::npos);
 }
 

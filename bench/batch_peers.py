@@ -20,9 +20,8 @@ mlp (peer "torch-dataloader"): an IterableDataset reads INPUT lines {"id":..,"pi
   num_workers, prefetch_factor, pin_memory, a collate function that stacks the rows and counts
   the skipped ones) feeds the digits MLP, nn.Sequential(Linear(64,256), ReLU,
   Linear(256,256), ReLU, Linear(256,10)) with fc{0,1,2}.weight/.bias from
-  assets/digits_mlp/model.safetensors, read by hand as bench/torch_peer.py reads it (that
-  module cannot be imported here: it builds a FastAPI app on import, and Debian's
-  interpreter has no fastapi). Softmax and argmax under torch.no_grad(); OUTPUT gets
+  assets/digits_mlp/model.safetensors, read by bench/safetensors_numpy.py (shared with
+  bench/torch_peer.py). Softmax and argmax under torch.no_grad(); OUTPUT gets
   {"id":..,"probabilities":[10 floats],"label":k} per row (json.dumps, compact).
   pin_memory only takes effect with CUDA: on a CPU-only torch the DataLoader ignores it.
 minilm (peer "sentence-transformers"): SentenceTransformer(assets/all-MiniLM-L6-v2) on the
@@ -60,18 +59,19 @@ import argparse
 import json
 import math
 import resource
-import struct
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from safetensors_numpy import read_safetensors  # noqa: E402 (bench/safetensors_numpy.py)
+
 REPO = Path(__file__).resolve().parent.parent
 DIGITS_WEIGHTS = REPO / "assets/digits_mlp/model.safetensors"
 MINILM_DIR = REPO / "assets/all-MiniLM-L6-v2"
 PIXELS = 64
-_NP_DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32}
 
 
 def dumps(obj):
@@ -129,21 +129,6 @@ def valid_id(v):
 # ---------------------------------------------------------------------------------------
 # mlp: PyTorch DataLoader pipeline
 
-def read_safetensors(path):
-    """{name: numpy array} from a safetensors file (8-byte LE header length, JSON, data),
-    as in bench/torch_peer.py."""
-    raw = Path(path).read_bytes()
-    (header_len,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + header_len])
-    data = memoryview(raw)[8 + header_len:]
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        out[name] = np.frombuffer(data[begin:end], dtype=_NP_DTYPES[info["dtype"]]) \
-            .reshape(info["shape"]).copy()
-    return out
 
 
 def digits_mlp(path):

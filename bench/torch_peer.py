@@ -11,8 +11,8 @@ with the request's "id" echoed when present. Malformed input gets 400 {"error": 
 unknown model gets 404.
 
 The model is an nn.Sequential(Linear(64,256), ReLU, Linear(256,256), ReLU, Linear(256,10))
-loaded from assets/digits_mlp/model.safetensors (fc{0,1,2}.weight/.bias, FP32; read by hand
-with numpy: 8-byte little-endian header length, JSON header, raw data), run in FP32 under
+loaded from assets/digits_mlp/model.safetensors (fc{0,1,2}.weight/.bias, FP32; read with
+numpy by bench/safetensors_numpy.py), run in FP32 under
 torch.no_grad() with torch.set_num_threads(1), then softmax and argmax, as coinfer's Mlp.
 Requests are parsed with json.loads and validated by hand (no pydantic models, which would
 be slower), and the answer is serialized with json.dumps, as in bench/fastapi_peer.py.
@@ -29,11 +29,13 @@ prints the held-out accuracy of this model (test_split.safetensors by default) a
 import json
 import math
 import os
-import struct
 import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from safetensors_numpy import read_safetensors  # noqa: E402 (bench/safetensors_numpy.py)
 import torch
 from torch import nn
 
@@ -43,23 +45,8 @@ WEIGHTS = Path(os.environ.get("DIGITS_WEIGHTS", REPO / "assets/digits_mlp/model.
 MODEL_NAME = "digits"
 MODEL_VERSION = "1"
 
-_NP_DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32}
 
 
-def read_safetensors(path):
-    """{name: numpy array} from a safetensors file (8-byte LE header length, JSON, data)."""
-    raw = Path(path).read_bytes()
-    (header_len,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + header_len])
-    data = memoryview(raw)[8 + header_len:]
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        dtype = _NP_DTYPES[info["dtype"]]
-        out[name] = np.frombuffer(data[begin:end], dtype=dtype).reshape(info["shape"]).copy()
-    return out
 
 
 def build_model(path=WEIGHTS) -> nn.Sequential:

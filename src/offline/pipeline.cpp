@@ -478,76 +478,67 @@ class Job {
     w.prompts = {};
   }
 
-  // ---- compute: batches on the executor, up to its concurrency at once ------------------
+  // ---- compute: chunks in turn, a model's batches on its executor or a language model's
+  // prompts through its engine -------------------------------------------------------------
   void compute_loop() {
-    if (model_.generator) {
-      while (true) {
-        const auto wait_start = Clock::now();
-        ChunkPtr work = computed_.pop();
-        compute_starved_.add(wait_start);
-        if (!work) break;
-        const auto t0 = Clock::now();
-        compute_generation(*work);
-        compute_busy_.add(t0);
-        to_write_.push(std::move(work));
-      }
-      to_write_.close();
-      return;
+    if (!model_.generator) {
+      // The lanes' state lives in the Job (it outlives every batch submitted to the
+      // executor), and is only touched under lane_mutex_, the executor's notification included.
+      const int lanes = std::max(1, model_.executor->concurrency());
+      lane_outputs_.assign(static_cast<std::size_t>(lanes), std::vector<Tensor>(metadata_.outputs.size()));
+      free_lanes_.resize(static_cast<std::size_t>(lanes));
+      std::iota(free_lanes_.begin(), free_lanes_.end(), 0);
     }
-    const ModelMetadata& md = metadata_;
-    const int lanes = std::max(1, model_.executor->concurrency());
-    std::vector<std::vector<Tensor>> lane_outputs(static_cast<std::size_t>(lanes),
-                                                  std::vector<Tensor>(md.outputs.size()));
-    // The lanes' state lives in the Job (it outlives every batch submitted to the executor),
-    // and is only touched under lane_mutex_, the executor's notification included.
-    free_lanes_.resize(static_cast<std::size_t>(lanes));
-    std::iota(free_lanes_.begin(), free_lanes_.end(), 0);
-    auto& free_lanes = free_lanes_;
-    auto& lane_mutex = lane_mutex_;
-    auto& lane_cv = lane_cv_;
-    auto& pending = pending_;
-
     while (true) {
       const auto wait_start = Clock::now();
       ChunkPtr work = computed_.pop();
       compute_starved_.add(wait_start);
       if (!work) break;
       const auto t0 = Clock::now();
-      ChunkWork& w = *work;
-      const std::size_t good = w.good_rows.size();
-      w.outputs.resize(md.outputs.size());
-      for (std::size_t o = 0; o < md.outputs.size(); ++o) {
-        Shape shape = md.outputs[o].shape;
-        shape[0] = static_cast<std::int64_t>(good);
-        w.outputs[o].resize(md.outputs[o].dtype, std::move(shape));
+      if (model_.generator) {
+        compute_generation(*work);
+      } else {
+        compute_batches(*work);
       }
-      w.failed.assign(good, 0);
-      for (const auto& span : w.batches) {
-        int lane;
-        {
-          std::unique_lock lock(lane_mutex);
-          lane_cv.wait(lock, [&] { return !free_lanes.empty(); });
-          lane = free_lanes.back();
-          free_lanes.pop_back();
-          ++pending;
-        }
-        model_.executor->submit([this, &w, &lane_outputs, lane, span] {
-          run_batch(w, span, lane_outputs[static_cast<std::size_t>(lane)]);
-          std::lock_guard lock(lane_mutex_);
-          free_lanes_.push_back(lane);
-          --pending_;
-          lane_cv_.notify_all();
-        });
-      }
-      {
-        std::unique_lock lock(lane_mutex);
-        lane_cv.wait(lock, [&] { return pending == 0; });
-      }
-      give_back_input_buffer(w.input);
       compute_busy_.add(t0);
       to_write_.push(std::move(work));
     }
     to_write_.close();
+  }
+
+  // A chunk's batches, up to the executor's concurrency at once; returns when all have run.
+  void compute_batches(ChunkWork& w) {
+    const ModelMetadata& md = metadata_;
+    const std::size_t good = w.good_rows.size();
+    w.outputs.resize(md.outputs.size());
+    for (std::size_t o = 0; o < md.outputs.size(); ++o) {
+      Shape shape = md.outputs[o].shape;
+      shape[0] = static_cast<std::int64_t>(good);
+      w.outputs[o].resize(md.outputs[o].dtype, std::move(shape));
+    }
+    w.failed.assign(good, 0);
+    for (const auto& span : w.batches) {
+      int lane;
+      {
+        std::unique_lock lock(lane_mutex_);
+        lane_cv_.wait(lock, [&] { return !free_lanes_.empty(); });
+        lane = free_lanes_.back();
+        free_lanes_.pop_back();
+        ++pending_;
+      }
+      model_.executor->submit([this, &w, lane, span] {
+        run_batch(w, span, lane_outputs_[static_cast<std::size_t>(lane)]);
+        std::lock_guard lock(lane_mutex_);
+        free_lanes_.push_back(lane);
+        --pending_;
+        lane_cv_.notify_all();
+      });
+    }
+    {
+      std::unique_lock lock(lane_mutex_);
+      lane_cv_.wait(lock, [&] { return pending_ == 0; });
+    }
+    give_back_input_buffer(w.input);
   }
 
   void run_batch(ChunkWork& w, const ChunkWork::BatchSpan& span, std::vector<Tensor>& outputs) {
@@ -667,6 +658,7 @@ class Job {
 
   Channel prepared_, computed_, to_write_;
   // The compute stage's executor lanes (see compute_loop).
+  std::vector<std::vector<Tensor>> lane_outputs_;  // each lane's output tensors, reused
   std::mutex lane_mutex_;
   std::condition_variable lane_cv_;
   std::vector<int> free_lanes_;

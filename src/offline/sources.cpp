@@ -21,10 +21,13 @@ Status io_error(const std::filesystem::path& path, const char* what) {
   return Status::invalid(std::string(what) + " " + path.string() + ": " + std::strerror(errno));
 }
 
-// Sequential reads of a file in large blocks.
-class FileReader {
+// A file opened for reading, read front to back (the kernel is told so); closed with it.
+class InputFile {
  public:
-  ~FileReader() {
+  InputFile() = default;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile() {
     if (fd_ >= 0) ::close(fd_);
   }
   Status open(const std::filesystem::path& path) {
@@ -35,6 +38,23 @@ class FileReader {
     if (::fstat(fd_, &st) != 0) return io_error(path, "cannot stat");
     size_ = static_cast<std::uint64_t>(st.st_size);
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return {};
+  }
+  int fd() const noexcept { return fd_; }
+  std::uint64_t size() const noexcept { return size_; }
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+// Sequential reads of a file in large blocks.
+class FileReader {
+ public:
+  Status open(const std::filesystem::path& path) {
+    if (auto status = file_.open(path); !status.ok()) return status;
     buffer_.resize(1 << 20);
     return {};
   }
@@ -42,9 +62,9 @@ class FileReader {
   Status fill(std::string_view& out) {
     if (begin_ == end_) {
       ssize_t n;
-      do n = ::read(fd_, buffer_.data(), buffer_.size());
+      do n = ::read(file_.fd(), buffer_.data(), buffer_.size());
       while (n < 0 && errno == EINTR);
-      if (n < 0) return io_error(path_, "cannot read");
+      if (n < 0) return io_error(file_.path(), "cannot read");
       begin_ = 0;
       end_ = static_cast<std::size_t>(n);
     }
@@ -57,15 +77,13 @@ class FileReader {
   }
   // Read by the progress display's thread.
   double fraction() const noexcept {
-    return size_ == 0 ? 1.0
-                      : static_cast<double>(consumed_.load(std::memory_order_relaxed)) /
-                            static_cast<double>(size_);
+    return file_.size() == 0 ? 1.0
+                             : static_cast<double>(consumed_.load(std::memory_order_relaxed)) /
+                                   static_cast<double>(file_.size());
   }
 
  private:
-  std::filesystem::path path_;
-  int fd_ = -1;
-  std::uint64_t size_ = 0;
+  InputFile file_;
   std::atomic<std::uint64_t> consumed_{0};
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;
@@ -275,23 +293,14 @@ class CsvSource final : public RowSource {
 
 class NpySource final : public RowSource {
  public:
-  ~NpySource() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
   Status open(const std::filesystem::path& path) {
-    path_ = path;
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return io_error(path, "cannot open");
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) return io_error(path, "cannot stat");
-    std::string start(std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), 1 << 20), '\0');
-    if (::pread(fd_, start.data(), start.size(), 0) != static_cast<ssize_t>(start.size()))
+    if (auto status = file_.open(path); !status.ok()) return status;
+    std::string start(std::min<std::uint64_t>(file_.size(), 1 << 20), '\0');
+    if (::pread(file_.fd(), start.data(), start.size(), 0) != static_cast<ssize_t>(start.size()))
       return io_error(path, "cannot read");
-    if (auto status = parse_npy_header(start, static_cast<std::uint64_t>(st.st_size), header_);
-        !status.ok())
+    if (auto status = parse_npy_header(start, file_.size(), header_); !status.ok())
       return Status::invalid(path.string() + ": " + status.message());
     row_bytes_ = header_.row_bytes();
-    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     return {};
   }
   RecordFormat format() const noexcept override { return RecordFormat::npy_row; }
@@ -315,10 +324,10 @@ class NpySource final : public RowSource {
       std::size_t done = 0;
       const std::uint64_t offset = header_.data_offset + static_cast<std::uint64_t>(row_) * row_bytes_;
       while (done < block_.size()) {
-        const ssize_t n = ::pread(fd_, block_.data() + done, block_.size() - done,
+        const ssize_t n = ::pread(file_.fd(), block_.data() + done, block_.size() - done,
                                   static_cast<off_t>(offset + done));
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return io_error(path_, "cannot read");
+        if (n <= 0) return io_error(file_.path(), "cannot read");
         done += static_cast<std::size_t>(n);
       }
       block_first_ = row_;
@@ -337,8 +346,7 @@ class NpySource final : public RowSource {
   }
 
  private:
-  std::filesystem::path path_;
-  int fd_ = -1;
+  InputFile file_;
   NpyHeader header_;
   std::uint64_t row_bytes_ = 0;
   std::int64_t row_ = 0, block_first_ = 0, block_rows_ = 0;

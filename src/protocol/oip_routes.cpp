@@ -369,19 +369,23 @@ void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpRespon
     res.body.push_back('}');
   };
   auto us_to_ns = [](double us) { return static_cast<std::uint64_t>(us * 1000.0); };
-  res.body += "{\"model_stats\":[";
+  // Opens a model's entry ({"name":..,"version":..) when the path asks for it (or for all).
   bool first = true;
-  for (const auto& e : repo.endpoints()) {
-    const ModelMetadata& md = e->metadata();
-    if (!ModelRepository::visible(*e, req.tenant)) continue;
-    if (!name.empty() && (md.name != name || (!version.empty() && md.version != version))) continue;
-    const ModelMetrics& m = e->metrics();
+  auto begin_entry = [&](std::string_view model, std::string_view model_version) {
+    if (!name.empty() && (model != name || (!version.empty() && model_version != version))) return false;
     if (!first) res.body += ',';
     first = false;
     res.body += "{\"name\":";
-    json_append_string(res.body, md.name);
+    json_append_string(res.body, model);
     res.body += ",\"version\":";
-    json_append_string(res.body, md.version);
+    json_append_string(res.body, model_version);
+    return true;
+  };
+  res.body += "{\"model_stats\":[";
+  for (const auto& e : repo.endpoints()) {
+    const ModelMetadata& md = e->metadata();
+    if (!ModelRepository::visible(*e, req.tenant) || !begin_entry(md.name, md.version)) continue;
+    const ModelMetrics& m = e->metrics();
     res.body += ",\"last_inference\":";
     json_append_number(res.body, m.last_inference_ms.load(std::memory_order_relaxed));
     res.body += ",\"inference_count\":";
@@ -427,15 +431,9 @@ void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpRespon
   // step, not per batch, so there are no batch statistics).
   for (const auto& g : repo.generators()) {
     generation::Generator* visible = nullptr;
-    if (!repo.find_generator(g.name, req.tenant, visible).ok()) continue;
-    if (!name.empty() && (g.name != name || (!version.empty() && g.version != version))) continue;
+    if (!repo.find_generator(g.name, req.tenant, visible).ok() || !begin_entry(g.name, g.version))
+      continue;
     const auto& m = g.engine->metrics();
-    if (!first) res.body += ',';
-    first = false;
-    res.body += "{\"name\":";
-    json_append_string(res.body, g.name);
-    res.body += ",\"version\":";
-    json_append_string(res.body, g.version);
     res.body += ",\"inference_count\":";
     json_append_number(res.body, m.request_success.value());
     res.body += ",\"inference_stats\":{";

@@ -141,6 +141,7 @@ def check_statistics(client):
     assert 2 in sizes and sizes[2]["compute_infer"]["count"] >= 1 and sizes[2]["compute_infer"]["ns"] > 0, sizes
     # The row of 3 values was refused by the model's pipeline: one failure.
     assert inference["fail"]["count"] - base["fail"]["count"] == 1, inference
+    assert inference["fail"]["ns"] > base["fail"]["ns"], inference
     everything = client.get_inference_statistics()["model_stats"]
     assert {"digits", "identity", "minilm"} <= {m["name"] for m in everything}, everything
     versioned = client.get_inference_statistics("digits", "1")["model_stats"]

@@ -380,6 +380,7 @@ TEST_CASE("pipeline: the digits MLP over JSONL, rows in order, a shard's chunks 
   job_model.model = model;
   job_model.executor = &executor;
 
+  JobProgress last_progress;
   auto run = [&](const fs::path& out, int shard, int shards, bool resume, JobSummary& summary) {
     std::unique_ptr<RowSource> source;
     REQUIRE(open_jsonl(input, source).ok());
@@ -393,11 +394,17 @@ TEST_CASE("pipeline: the digits MLP over JSONL, rows in order, a shard's chunks 
     options.workers = 3;
     options.resume = resume;
     options.description = "test";
-    return run_job(*source, job_model, *sink, options, summary);
+    return run_job(*source, job_model, *sink, options, summary,
+                   [&](const JobProgress& p, double) { last_progress = p; }, 0.001);
   };
 
   JobSummary all;
   REQUIRE(run(dir.path / "all", 0, 1, false, all).ok());
+  // The last progress report (made after the writer's last commit): every row written, the
+  // whole input done.
+  CHECK(last_progress.rows_done == 53);
+  CHECK(last_progress.rows_expected == -1);
+  CHECK(last_progress.fraction_read == doctest::Approx(1.0));
   CHECK(all.rows == 53);
   CHECK(all.errors == 1);
   CHECK(all.chunks == 8);

@@ -7,7 +7,7 @@
 #   coinfer_off    coinfer-serve, batching off         (max_batch_size 1)
 #   torch        bench/torch_peer.py: FastAPI + uvicorn + PyTorch (CPU), Debian's packages
 # at wrk concurrency 1, 4, 16, 64, 256: throughput, p50 and p99 latency, and for coinfer the mean
-# executed batch size (coinfer_inference_count / coinfer_inference_exec_count from /metrics,
+# executed batch size (coinfer_inference_count_total / coinfer_inference_exec_count_total from /metrics,
 # as the difference over the measured run).
 #
 # Cores: every server runs pinned to core 0 (taskset -c 0) and wrk to core 1. coinfer-serve
@@ -353,7 +353,7 @@ measure_point() {
   fi
   local count0="" exec0="" count1="" exec1=""
   if [[ $name == coinfer_* ]]; then
-    count0=$(metric "$name" coinfer_inference_count) exec0=$(metric "$name" coinfer_inference_exec_count)
+    count0=$(metric "$name" coinfer_inference_count_total) exec0=$(metric "$name" coinfer_inference_exec_count_total)
   fi
   log "$name: round $round/$ROUNDS: concurrency $conns, measuring ${DURATION}s"
   local noisy=false cc=false
@@ -382,7 +382,7 @@ measure_point() {
   kill -0 "${PIDS[$name]}" 2>/dev/null \
     || die "$name: server died during the run; its stderr ends: $(tail -3 "$TMP/$name.err" 2>/dev/null)"
   if [[ $name == coinfer_* ]]; then
-    count1=$(metric "$name" coinfer_inference_count) exec1=$(metric "$name" coinfer_inference_exec_count)
+    count1=$(metric "$name" coinfer_inference_count_total) exec1=$(metric "$name" coinfer_inference_exec_count_total)
   fi
   "$PYTHON" - "$out" "$name" "$DURATION" "$conns" "${INFO[$name]}" "$noisy" "$round" \
     "$count0" "$exec0" "$count1" "$exec1" "$cc" "$foreign_server" "$foreign_client" <<'EOF' >"$TMP/point.json"
@@ -414,7 +414,7 @@ if non2xx or (sock and any(map(int, sock.groups()))):
           file=sys.stderr)
 if mean_batch is not None:
     print(f"[classifier_bench] {name} c={conns}: {rps:.0f} req/s, mean batch "
-          f"(coinfer_inference_count / coinfer_inference_exec_count) {mean_batch}", file=sys.stderr)
+          f"(coinfer_inference_count_total / coinfer_inference_exec_count_total) {mean_batch}", file=sys.stderr)
 EOF
 }
 

@@ -173,8 +173,8 @@ def load(a, address, body_path):
     for rnd in range(1, a.rounds + 1):
         for c in (int(v) for v in a.concurrency.split(",")):
             for model in ("digits_cpu", "digits_cuda"):
-                execs = metric(address, "coinfer_inference_exec_count", model)
-                rows = metric(address, "coinfer_inference_count", model)
+                execs = metric(address, "coinfer_inference_exec_count_total", model)
+                rows = metric(address, "coinfer_inference_count_total", model)
                 out = subprocess.run(
                     [a.loadgen, "--url", f"http://{address}/v2/models/{model}/infer",
                      "--body-file", body_path, "--mode", "closed", "--concurrency", str(c),
@@ -187,8 +187,8 @@ def load(a, address, body_path):
                     ok = False
                     continue
                 r = json.loads(out.stdout)
-                execs = metric(address, "coinfer_inference_exec_count", model) - execs
-                rows = metric(address, "coinfer_inference_count", model) - rows
+                execs = metric(address, "coinfer_inference_exec_count_total", model) - execs
+                rows = metric(address, "coinfer_inference_count_total", model) - rows
                 mean_batch = rows / execs if execs else 0.0
                 rps = r["throughput_rps"]
                 best[(model, c)] = max(best.get((model, c), 0.0), rps)

@@ -9,7 +9,6 @@
 //   POST /tokenize, /detokenize    vLLM's shape
 //   GET  /metrics                  Prometheus (vLLM's metric names, coinfer_ prefix)
 //   GET  /v2/health/live, /v2/health/ready
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +17,7 @@
 
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
+#include "coinfer/core/log.hpp"
 #include "coinfer/generation/engine.hpp"
 #include "coinfer/generation/llm_kind.hpp"
 #include "coinfer/net/http_server.hpp"
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(cli, argc, argv);
 
   // stdout carries only the "listening on" line; logs go to stderr.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("chat"));
+  coinfer::log::configure("chat", {});
 
   Config config;
   if (auto status = load_config(config_path, config); !status.ok()) {
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (port) config.server.port = *port;
-  spdlog::set_level(spdlog::level::from_str(config.log.level));
+  coinfer::log::configure("chat", config.log);  // level, text or JSON, access log
   spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
 
   // The repository (and with it each engine's thread) goes before the io_context it posts to.

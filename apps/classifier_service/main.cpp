@@ -6,7 +6,6 @@
 //   POST /v1/classify              {"pixels": [64 numbers 0..16]} -> {"label": 3, "probability":
 //   0.99} GET  /metrics                  Prometheus
 #include <simdjson.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -14,14 +13,16 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <cstdio>
 
-#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/core/json_writer.hpp"
+#include "coinfer/core/log.hpp"
 #include "coinfer/models/mlp.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
+#include "coinfer/protocol/server_timing.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/model_repository.hpp"
 
@@ -86,6 +87,7 @@ asio::awaitable<void> classify(Endpoint& endpoint, const net::HttpRequest& req,
     if (status.code() == Errc::unavailable) res.headers.emplace_back("Retry-After", "1");
     co_return;
   }
+  const auto encode_started = std::chrono::steady_clock::now();
   const auto label = ticket.outputs()[1].values<std::int64_t>()[0];
   const auto probability = ticket.outputs()[0].values<float>()[static_cast<std::size_t>(label)];
   res.body += "{\"label\":";
@@ -93,6 +95,7 @@ asio::awaitable<void> classify(Endpoint& endpoint, const net::HttpRequest& req,
   res.body += ",\"probability\":";
   json_append_number(res.body, probability);
   res.body += '}';
+  add_server_timing(request.timing, std::chrono::steady_clock::now() - encode_started, res.timing);
 }
 
 }  // namespace
@@ -108,7 +111,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(cli, argc, argv);
 
   // stdout carries only the "listening on" line; logs go to stderr.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("classifier"));
+  coinfer::log::configure("classifier", {});
 
   Config config;
   if (auto status = load_config(config_path, config); !status.ok()) {
@@ -122,7 +125,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "classifier_service: %s has no [models.digits]\n", config_path.c_str());
     return 2;
   }
-  spdlog::set_level(spdlog::level::from_str(config.log.level));
+  coinfer::log::configure("classifier", config.log);  // level, text or JSON, access log
   spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
 
   // The model: weights quantized to INT8 once, here, before the first request.

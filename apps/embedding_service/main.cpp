@@ -8,19 +8,19 @@
 //   POST /tokenize, /detokenize    vLLM's shape
 //   POST /v2/models/minilm/infer   OIP v2 with the BYTES input "text"
 //   GET  /metrics                  Prometheus
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <cstdio>
 
-#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
+#include "coinfer/core/log.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(cli, argc, argv);
 
   // stdout carries only the "listening on" line; logs go to stderr.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("embedding"));
+  coinfer::log::configure("embedding", {});
 
   Config config;
   if (auto status = load_config(config_path, config); !status.ok()) {
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (port) config.server.port = *port;
-  spdlog::set_level(spdlog::level::from_str(config.log.level));
+  coinfer::log::configure("embedding", config.log);  // level, text or JSON, access log
   spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
 
   // Destroyed in reverse: the executor joins before the endpoints it runs go.

@@ -3,7 +3,6 @@
 // requests on SIGINT/SIGTERM.
 //
 // Copy this file to start your own service: everything it does is a few library calls.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -12,14 +11,15 @@
 #include <memory>
 #include <vector>
 
-#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
+#include "coinfer/core/log.hpp"
 #include "coinfer/generation/engine.hpp"
 #include "coinfer/generation/llm_kind.hpp"
 #include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
+#include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/protocol/cache_routes.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
@@ -49,8 +49,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(cli, argc, argv);
 
   // stdout carries only the "listening on" line; logs go to stderr.
-  auto logger = spdlog::stderr_color_mt("coinfer");
-  spdlog::set_default_logger(logger);
+  coinfer::log::configure("coinfer", {});
 
   Config config;
   if (auto status = load_config(config_path, config); !status.ok()) {
@@ -64,7 +63,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
     return 2;
   }
-  spdlog::set_level(spdlog::level::from_str(config.log.level));
+  coinfer::log::configure("coinfer", config.log);  // level, text or JSON, access log
   spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
 
   // Destroyed in reverse: the executor joins its threads before the endpoints it runs go.

@@ -20,6 +20,10 @@ double micros(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
 }
 
+double seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
 }  // namespace
 
 // --- BatchTicket ----------------------------------------------------------------------------
@@ -590,7 +594,7 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
     metrics_->exec_count.add();
     metrics_->inference_count.add(static_cast<std::uint64_t>(rows));
     metrics_->batch_size.observe(static_cast<double>(rows));
-    metrics_->compute_duration_us.observe(micros(finished - started));
+    metrics_->compute_duration.observe(seconds(finished - started));
     const auto ns = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(finished - started).count());
     const auto requests = static_cast<std::uint64_t>(buffer.tickets.size());
@@ -634,7 +638,7 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
     }
     t->started_ = started;
     t->finished_ = finished;
-    if (metrics_) metrics_->queue_duration_us.observe(micros(started - t->enqueued_));
+    if (metrics_) metrics_->queue_duration.observe(seconds(started - t->enqueued_));
   }
 
   std::lock_guard lock(mutex_);

@@ -14,6 +14,15 @@
 namespace coinfer {
 namespace {
 
+// Config strings are names, paths and devices: no control characters. (A string that starts
+// with a newline would not even survive the logged config: TOML drops a multi-line string's
+// first newline; found by fuzz/toml_config_fuzzer.)
+constexpr char kNoControlCharacters[] = "control characters are not allowed";
+bool has_control_character(std::string_view s) {
+  return std::any_of(s.begin(), s.end(),
+                     [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+}
+
 // Reads one table field by field; every key it does not consume is reported as unknown.
 class TableReader {
  public:
@@ -72,7 +81,16 @@ class TableReader {
     for (const auto& element : *array) {
       if (!element.is_string()) return fail(key, "expected an array of strings");
       field.push_back(*element.value<std::string>());
+      if (has_control_character(field.back())) return fail(key, kNoControlCharacters);
     }
+  }
+
+  void boolean(std::string_view key, bool& field) {
+    const toml::node* node = take(key);
+    if (!node || !status_.ok()) return;
+    auto value = node->value_exact<bool>();
+    if (!value) return fail(key, "expected a boolean");
+    field = *value;
   }
 
   void string(std::string_view key, std::string& field) {
@@ -80,6 +98,7 @@ class TableReader {
     if (!node || !status_.ok()) return;
     if (!node->is_string()) return fail(key, "expected a string");
     field = *node->value<std::string>();
+    if (has_control_character(field)) return fail(key, kNoControlCharacters);
   }
 
   const toml::table* table(std::string_view key) {
@@ -166,6 +185,11 @@ Status read_log(const toml::table& table, LogConfig& log) {
   r.string("level", log.level);
   static const std::set<std::string> levels{"trace", "debug", "info", "warn", "error", "off"};
   if (!levels.contains(log.level)) r.fail("level", "unknown level '" + log.level + "'");
+  r.string("format", log.format);
+  if (log.format != "text" && log.format != "json") {
+    r.fail("format", "unknown format '" + log.format + "' (text or json)");
+  }
+  r.boolean("access", log.access);
   return r.finish();
 }
 
@@ -302,6 +326,7 @@ Status read_model(const toml::table& table, ModelConfig& m) {
     } else if (auto d = node.value_exact<double>()) {
       m.options.emplace_back(name, *d);
     } else if (auto s = node.value_exact<std::string>()) {
+      if (has_control_character(*s)) r.fail(name, kNoControlCharacters);
       m.options.emplace_back(name, *s);
     } else {
       r.fail(name, "expected a boolean, a number or a string");
@@ -520,7 +545,9 @@ std::string to_toml(const Config& c) {
                     {"snapshot_interval_s", c.cache.snapshot_interval_s}};
   toml::table root{{"server", server},
                    {"auth", auth},
-                   {"log", toml::table{{"level", c.log.level}}},
+                   {"log", toml::table{{"level", c.log.level},
+                                       {"format", c.log.format},
+                                       {"access", c.log.access}}},
                    {"compute", toml::table{{"threads", c.compute.threads}}},
                    {"cache", cache},
                    {"models", models}};

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <limits>
 
 namespace coinfer {
 namespace {
@@ -79,7 +81,7 @@ void append_histogram_series(std::string& out, std::string_view name, std::strin
     line("_bucket", le, static_cast<double>(cumulative));
   }
   line("_sum", {}, histogram.sum());
-  line("_count", {}, static_cast<double>(histogram.count()));
+  line("_count", {}, static_cast<double>(cumulative));  // equal to the +Inf bucket
 }
 
 Histogram::Histogram(std::vector<double> upper_bounds)
@@ -91,16 +93,45 @@ Histogram::Histogram(std::vector<double> upper_bounds)
 void Histogram::observe(double value) noexcept {
   const auto at = std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin();
   counts_[static_cast<std::size_t>(at)].fetch_add(1, std::memory_order_relaxed);
-  count_.fetch_add(1, std::memory_order_relaxed);
   double sum = sum_.load(std::memory_order_relaxed);
   while (!sum_.compare_exchange_weak(sum, sum + value, std::memory_order_relaxed)) {
   }
 }
 
+std::uint64_t Histogram::count() const noexcept {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i <= bounds_.size(); ++i) total += bucket(i);
+  return total;
+}
+
+void Histogram::read_buckets(std::vector<std::uint64_t>& out) const {
+  out.resize(bounds_.size() + 1);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = bucket(i);
+}
+
+double histogram_quantile(std::span<const double> bounds, std::span<const std::uint64_t> counts,
+                          double q) noexcept {
+  std::uint64_t total = 0;
+  for (std::uint64_t c : counts) total += c;
+  if (total == 0 || bounds.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const double rank = std::clamp(q, 0.0, 1.0) * static_cast<double>(total);
+  double below = 0;  // observations in the buckets before i
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const double in = static_cast<double>(counts[i]);
+    if (in > 0 && below + in >= rank) {
+      if (i >= bounds.size()) return bounds.back();  // the +Inf bucket
+      const double lower = i == 0 ? 0.0 : bounds[i - 1];
+      return lower + (bounds[i] - lower) * ((rank - below) / in);
+    }
+    below += in;
+  }
+  return bounds.back();
+}
+
 ModelMetrics::ModelMetrics()
-    : queue_duration_us(exponential(10, 2, 20)),     // 10 µs .. ~5 s
-      compute_duration_us(exponential(10, 2, 20)),
-      request_duration_us(exponential(10, 2, 20)),
+    : queue_duration(exponential(10e-6, 2, 20)),  // 10 µs .. ~5 s
+      compute_duration(exponential(10e-6, 2, 20)),
+      request_duration(exponential(10e-6, 2, 20)),
       batch_size(exponential(1, 2, 11)),            // 1 .. 1024
       by_batch_size(std::make_unique<BatchSizeStats[]>(kMaxStatsBatch + 1)) {}
 
@@ -111,19 +142,19 @@ void render_prometheus(std::span<const NamedModelMetrics> models, std::string& o
     const Counter ModelMetrics::*field;
   };
   static constexpr CounterMetric kCounters[] = {
-      {"coinfer_inference_request_success", "Number of successful inference requests",
+      {"coinfer_inference_request_success_total", "Number of successful inference requests",
        &ModelMetrics::request_success},
-      {"coinfer_inference_request_failure", "Number of failed inference requests",
+      {"coinfer_inference_request_failure_total", "Number of failed inference requests",
        &ModelMetrics::request_failure},
-      {"coinfer_inference_count", "Number of inferences performed (batch rows summed)",
+      {"coinfer_inference_count_total", "Number of inferences performed (batch rows summed)",
        &ModelMetrics::inference_count},
-      {"coinfer_inference_exec_count", "Number of model executions (batches)",
+      {"coinfer_inference_exec_count_total", "Number of model executions (batches)",
        &ModelMetrics::exec_count},
-      {"coinfer_inference_rejected", "Requests rejected because the queue was full",
+      {"coinfer_inference_rejected_total", "Requests rejected because the queue was full",
        &ModelMetrics::rejected},
-      {"coinfer_inference_expired", "Requests whose timeout passed while queued",
+      {"coinfer_inference_expired_total", "Requests whose timeout passed while queued",
        &ModelMetrics::expired},
-      {"coinfer_inference_cancelled", "Requests cancelled by the client while queued",
+      {"coinfer_inference_cancelled_total", "Requests cancelled by the client while queued",
        &ModelMetrics::cancelled},
   };
   for (const auto& c : kCounters) {
@@ -151,12 +182,12 @@ void render_prometheus(std::span<const NamedModelMetrics> models, std::string& o
     const Histogram ModelMetrics::*field;
   };
   static constexpr HistogramMetric kHistograms[] = {
-      {"coinfer_inference_queue_duration_us", "Time requests waited in the queue (µs)",
-       &ModelMetrics::queue_duration_us},
-      {"coinfer_inference_compute_duration_us", "Time of the batch forward pass (µs)",
-       &ModelMetrics::compute_duration_us},
-      {"coinfer_inference_request_duration_us", "End-to-end request time in the server (µs)",
-       &ModelMetrics::request_duration_us},
+      {"coinfer_inference_queue_duration_seconds", "Time requests waited in the queue",
+       &ModelMetrics::queue_duration},
+      {"coinfer_inference_compute_duration_seconds", "Time of the batch forward pass",
+       &ModelMetrics::compute_duration},
+      {"coinfer_inference_request_duration_seconds", "End-to-end request time in the server",
+       &ModelMetrics::request_duration},
       {"coinfer_inference_batch_size", "Rows per executed batch", &ModelMetrics::batch_size},
   };
   for (const auto& h : kHistograms) {

@@ -1,11 +1,13 @@
 #include "coinfer/net/http_server.hpp"
 
 #include "coinfer/core/access.hpp"
+#include "coinfer/core/log.hpp"
 #include "coinfer/net/read_watchdog.hpp"
 #include "connection.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <charconv>
@@ -18,6 +20,7 @@
 #include <chrono>
 #include <list>
 #include <mutex>
+#include <random>
 
 namespace coinfer::net {
 namespace asio = boost::asio;
@@ -32,12 +35,58 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 // Bytes kept readable after every request body, for parsers (simdjson) that read past the end.
 constexpr std::size_t kBodyPadding = 64;
 
-// Status line and headers, serialized by hand into a reused buffer: Beast's fields container
-// allocates per header, and this runs once per response.
-void write_head(std::string& head, unsigned version, const HttpResponse& response,
-                bool keep_alive) {
+using Clock = std::chrono::steady_clock;
+
+// What the server knows of a request beyond HttpRequest: when its first byte came, and the
+// id it answers with.
+struct RequestTrace {
+  Clock::time_point received;
+  std::string_view id;
+};
+
+bool valid_request_id(std::string_view id) noexcept {
+  if (id.empty() || id.size() > 128) return false;
+  return std::all_of(id.begin(), id.end(), [](char ch) { return ch > 0x20 && ch < 0x7f; });
+}
+
+// A request id of 32 hex digits (128 random bits, as nginx's $request_id), written into `out`.
+std::string_view make_request_id(std::array<char, 32>& out) noexcept {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t half = 0; half < 2; ++half) {
+    std::uint64_t bits = random();
+    for (std::size_t i = 0; i < 16; ++i, bits >>= 4) out[half * 16 + i] = kHex[bits & 0xf];
+  }
+  return {out.data(), out.size()};
+}
+
+void append_ms(std::string& out, double ms) {
+  char number[32];
+  out.append(number,
+             std::to_chars(number, number + sizeof number, ms, std::chars_format::fixed, 3).ptr);
+}
+
+// The Server-Timing header's value: the handler's entries, then `total`.
+void append_server_timing(std::string& out, const ServerTiming& timing, double total_ms) {
+  for (const auto& entry : timing.entries()) {
+    out += entry.name;
+    out += ";dur=";
+    append_ms(out, entry.ms);
+    out += ", ";
+  }
+  out += "total;dur=";
+  append_ms(out, total_ms);
+}
+
+double ms_since(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+// Status line and the headers every response has: Server, Content-Type, the handler's,
+// X-Request-Id and Server-Timing.
+void append_status_and_headers(std::string& head, unsigned version, const HttpResponse& response,
+                               const RequestTrace& trace, double total_ms) {
   char number[24];
-  head.clear();
   head += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
   head.append(number, std::to_chars(number, number + sizeof number, response.status).ptr);
   head += ' ';
@@ -50,6 +99,19 @@ void write_head(std::string& head, unsigned version, const HttpResponse& respons
     head += ": ";
     head += value;
   }
+  head += "\r\nX-Request-Id: ";
+  head += trace.id;
+  head += "\r\nServer-Timing: ";
+  append_server_timing(head, response.timing, total_ms);
+}
+
+// Status line and headers, serialized by hand into a reused buffer: Beast's fields container
+// allocates per header, and this runs once per response.
+void write_head(std::string& head, unsigned version, const HttpResponse& response,
+                bool keep_alive, const RequestTrace& trace, double total_ms) {
+  char number[24];
+  head.clear();
+  append_status_and_headers(head, version, response, trace, total_ms);
   head += "\r\nContent-Length: ";
   head.append(number, std::to_chars(number, number + sizeof number, response.body.size()).ptr);
   if (!keep_alive) {
@@ -66,26 +128,16 @@ template <class Stream>
 class ChunkedWriter final : public ResponseStream {
  public:
   ChunkedWriter(Connection& c, Stream& io, std::chrono::milliseconds write_timeout, unsigned version,
-                bool keep_alive)
-      : c_(c), io_(io), write_timeout_(write_timeout), version_(version), keep_alive_(keep_alive && version != 10) {}
+                bool keep_alive, const RequestTrace& trace)
+      : c_(c), io_(io), write_timeout_(write_timeout), version_(version), keep_alive_(keep_alive && version != 10), trace_(trace) {}
 
+  // Server-Timing goes with the head: `total` is the time to the first byte of the response.
   asio::awaitable<bool> begin(const HttpResponse& head) override {
     if (begun_) co_return !failed_;
     begun_ = true;
-    char number[24];
+    status_ = head.status;
     buffer_.clear();
-    buffer_ += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-    buffer_.append(number, std::to_chars(number, number + sizeof number, head.status).ptr);
-    buffer_ += ' ';
-    buffer_ += http::obsolete_reason(static_cast<http::status>(head.status));
-    buffer_ += "\r\nServer: coinfer\r\nContent-Type: ";
-    buffer_ += head.content_type;
-    for (const auto& [name, value] : head.headers) {
-      buffer_ += "\r\n";
-      buffer_ += name;
-      buffer_ += ": ";
-      buffer_ += value;
-    }
+    append_status_and_headers(buffer_, version_, head, trace_, ms_since(trace_.received));
     buffer_ += version_ == 10 ? "\r\nConnection: close" : "\r\nTransfer-Encoding: chunked";
     if (version_ != 10 && !keep_alive_) buffer_ += "\r\nConnection: close";
     buffer_ += "\r\n\r\n";
@@ -95,6 +147,7 @@ class ChunkedWriter final : public ResponseStream {
   asio::awaitable<bool> write(std::string_view data) override {
     if (!begun_ || failed_) co_return false;
     if (data.empty()) co_return true;  // an empty chunk would end the body
+    body_bytes_ += data.size();
     if (version_ == 10) co_return co_await send(asio::buffer(data.data(), data.size()));
     char size[20];
     const auto end = std::to_chars(size, size + sizeof size - 2, data.size(), 16).ptr;
@@ -108,7 +161,10 @@ class ChunkedWriter final : public ResponseStream {
   }
 
   bool begun() const noexcept override { return begun_; }
+  bool closing() const noexcept override { return c_.stopping; }
   bool failed() const noexcept { return failed_; }
+  int status() const noexcept { return status_; }
+  std::size_t body_bytes() const noexcept { return body_bytes_; }
   bool keep_alive() const noexcept { return keep_alive_ && !failed_; }
 
   // The body's end: the last chunk (HTTP/1.1).
@@ -134,10 +190,34 @@ class ChunkedWriter final : public ResponseStream {
   std::chrono::milliseconds write_timeout_;
   unsigned version_;
   bool keep_alive_;
+  const RequestTrace& trace_;
   bool begun_ = false;
   bool failed_ = false;
+  int status_ = 0;
+  std::size_t body_bytes_ = 0;
   std::string buffer_;
 };
+
+// The access log's line for one request ([log] access).
+void log_access(const HttpRequest& request, int status, std::size_t body_bytes,
+                const ServerTiming& timing, double total_ms) {
+  std::string server_timing;
+  append_server_timing(server_timing, timing, total_ms);
+  char status_text[8], bytes_text[24], ms_text[32];
+  const auto status_end = std::to_chars(status_text, status_text + sizeof status_text, status).ptr;
+  const auto bytes_end = std::to_chars(bytes_text, bytes_text + sizeof bytes_text, body_bytes).ptr;
+  const auto ms_end = std::to_chars(ms_text, ms_text + sizeof ms_text, total_ms,
+                                    std::chars_format::fixed, 3).ptr;
+  log::event(log::Level::info, "access",
+             {{"request_id", request.request_id},
+              {"method", to_string(request.method)},
+              {"target", request.target},
+              {"status", {status_text, static_cast<std::size_t>(status_end - status_text)}, true},
+              {"bytes", {bytes_text, static_cast<std::size_t>(bytes_end - bytes_text)}, true},
+              {"duration_ms", {ms_text, static_cast<std::size_t>(ms_end - ms_text)}, true},
+              {"server_timing", server_timing},
+              {"tenant", request.tenant ? std::string_view(request.tenant->name()) : std::string_view("-")}});
+}
 
 Method to_method(http::verb verb) noexcept {
   switch (verb) {
@@ -387,6 +467,8 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
   std::string head;          // reused status line and headers
   HttpRequest request;
   request.headers.reserve(16);
+  std::array<char, 32> id_storage;  // a request id the server makes
+  RequestTrace trace;
   const auto read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
   ReadWatchdog read_watchdog(c.stream.get_executor());
 
@@ -401,6 +483,7 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
       buffer.commit(n);
     }
     c.idle = false;
+    trace.received = Clock::now();
 
     http::request_parser<http::string_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(config.max_header_bytes));
@@ -500,6 +583,9 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
     if (body.capacity() < body.size() + kBodyPadding) body.reserve(body.size() + kBodyPadding);
     request.headers.clear();
     for (const auto& field : req) request.headers.emplace_back(field.name_string(), field.value());
+    request.request_id = request.header("X-Request-Id");
+    if (!valid_request_id(request.request_id)) request.request_id = make_request_id(id_storage);
+    trace.id = request.request_id;
     request.path_params.clear();
     request.body = body;
     request.body_capacity = body.capacity();
@@ -507,7 +593,7 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
     const Handler* async_handler = nullptr;
     bool peer_gone = false;
     ChunkedWriter<Stream> writer(c, io, std::chrono::milliseconds(config.write_timeout_ms), version,
-                                 req.keep_alive() && !c.stopping);
+                                 req.keep_alive() && !c.stopping, trace);
     response.stream = &writer;
     try {
       if (admitted) dispatch(request, response, async_handler);
@@ -518,8 +604,11 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
         peer_gone = winner.index() == 1;
       }
     } catch (const std::exception& e) {
-      spdlog::error("handler for {} {} threw: {}", to_string(request.method), request.path,
-                    e.what());
+      log::event(log::Level::error, "handler threw",
+                 {{"request_id", request.request_id},
+                  {"method", to_string(request.method)},
+                  {"path", request.path},
+                  {"error", e.what()}});
       if (writer.begun()) break;  // part of the body is out: only closing tells the client
       response.reset();
       response.error(500, std::string("internal error: ") + e.what());
@@ -532,19 +621,27 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
       // The handler sent its response in parts: end the body; the connection carries on
       // only if every part went out and the framing allows it.
       const bool ended = co_await writer.end();
+      if (log::access_enabled()) {
+        log_access(request, writer.status(), writer.body_bytes(), response.timing,
+                   ms_since(trace.received));
+      }
       body.swap(body_storage);
       if (!ended || !writer.keep_alive() || c.stopping) break;
       continue;
     }
     const bool keep_alive = req.keep_alive() && !c.stopping;
     body.swap(body_storage);  // keep the request buffer's capacity for the next request
-    write_head(head, version, response, keep_alive);
+    const double total_ms = ms_since(trace.received);
+    write_head(head, version, response, keep_alive, trace, total_ms);
     const std::array<asio::const_buffer, 2> message{
         asio::buffer(head),
         asio::buffer(response.body.data(),
                      request.method == Method::head ? 0 : response.body.size())};
     c.stream.expires_after(std::chrono::milliseconds(config.write_timeout_ms));
     auto [wec, wn] = co_await asio::async_write(io, message, use_tuple);
+    if (log::access_enabled()) {
+      log_access(request, response.status, response.body.size(), response.timing, total_ms);
+    }
     if (wec || !keep_alive) break;
   }
 }

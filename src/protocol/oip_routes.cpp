@@ -12,9 +12,11 @@
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
+#include "coinfer/protocol/server_timing.hpp"
 #include "coinfer/serving/cache_stage.hpp"
 
 #include "cache_fields.hpp"
+#include "stats_stream.hpp"
 #include "triton_generate.hpp"
 
 namespace coinfer {
@@ -131,12 +133,14 @@ class OipRequestDecoder final : public RequestDecoder {
 };
 
 // Runs an OIP infer request through the endpoint's pipeline and encodes the answer into
-// `out`. Shared by the HTTP route and the WebSocket endpoint.
+// `out`; with `timing`, where its time went. Shared by the HTTP route and the WebSocket
+// endpoint.
 asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body, std::size_t capacity,
                                   std::span<const std::byte> binary, bool binary_outputs,
                                   std::string& out, std::size_t& json_bytes,
                                   const CacheDirectives* cache = nullptr,
-                                  CacheOutcome* cache_outcome = nullptr) {
+                                  CacheOutcome* cache_outcome = nullptr,
+                                  net::ServerTiming* timing = nullptr) {
   OipRequestDecoder decoder(body, capacity, binary);
   InferRequest request;
   request.cache = cache;
@@ -144,6 +148,7 @@ asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body, std
   const Status status = co_await endpoint.infer(decoder, request, ticket);
   if (cache_outcome) *cache_outcome = request.cache_outcome;
   if (!status.ok()) co_return status;
+  const auto encode_started = std::chrono::steady_clock::now();
   const ModelMetadata& meta = endpoint.metadata();
   InferResponse response;
   response.model_name = meta.name;
@@ -154,6 +159,9 @@ asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body, std
       encode_infer_response(response, meta.outputs, request.requested_outputs, out,
                             binary_outputs ? std::span<const std::uint8_t>(request.binary_outputs)
                                            : std::span<const std::uint8_t>());
+  if (timing) {
+    add_server_timing(request.timing, std::chrono::steady_clock::now() - encode_started, *timing);
+  }
   co_return status;
 }
 
@@ -201,7 +209,7 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
   const Status status = co_await run_infer(*endpoint, json, req.body_capacity, binary,
                                            /*binary_outputs=*/true, res.body, json_bytes,
                                            endpoint->cached() ? &directives : nullptr,
-                                           &cache_outcome);
+                                           &cache_outcome, &res.timing);
   if (!status.ok()) {
     fail(res, status);
     co_return;
@@ -368,7 +376,7 @@ void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpRespon
     res.body.append(std::to_string(ns));
     res.body.push_back('}');
   };
-  auto us_to_ns = [](double us) { return static_cast<std::uint64_t>(us * 1000.0); };
+  auto s_to_ns = [](double s) { return static_cast<std::uint64_t>(s * 1e9); };
   // Opens a model's entry ({"name":..,"version":..) when the path asks for it (or for all).
   bool first = true;
   auto begin_entry = [&](std::string_view model, std::string_view model_version) {
@@ -393,11 +401,11 @@ void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpRespon
     res.body += ",\"execution_count\":";
     json_append_number(res.body, m.exec_count.value());
     res.body += ",\"inference_stats\":{";
-    duration("success", m.request_success.value(), us_to_ns(m.request_duration_us.sum()));
+    duration("success", m.request_success.value(), s_to_ns(m.request_duration.sum()));
     res.body += ',';
     duration("fail", m.request_failure.value(), m.failure_ns.value());
     res.body += ',';
-    duration("queue", m.queue_duration_us.count(), us_to_ns(m.queue_duration_us.sum()));
+    duration("queue", m.queue_duration.count(), s_to_ns(m.queue_duration.sum()));
     // The decoder writes inputs into the batch's rows and outputs are read from it: no copy
     // stage of its own, so compute_input and compute_output are zero-time, counted as Triton
     // counts them (once per computed request).
@@ -490,6 +498,7 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     generation::render_prometheus(generators, res.body);
     if (CacheStage* stage = repo->cache()) cache::render_prometheus(stage->cache(), res.body);
   });
+  add_stats_routes(router, repository);
   router.add_websocket("/v2/ws",
                        [repo](std::string_view message, std::size_t capacity,
                               const Tenant* tenant, net::WebSocketStream* stream,

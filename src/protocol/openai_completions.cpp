@@ -428,11 +428,14 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
       co_return;
     }
     cache_key_parts(r, repo.generator(r.model)->version, g, run.scope, run.text);
+    const auto lookup_started = std::chrono::steady_clock::now();
     co_await run.lookup();
+    res.timing.add("cache", std::chrono::steady_clock::now() - lookup_started);
   }
   // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries (here the
   // request argument) twice when the expression also holds a co_await.
   const auto executor = co_await asio::this_coro::executor;
+  const auto generation_started = std::chrono::steady_clock::now();
   if (status = run.start(*engine, std::move(g), executor); !status.ok()) {
     fail(res, status);
     co_return;
@@ -490,13 +493,19 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   std::string whole;
   std::vector<generation::GeneratedToken> tokens;
   GenerationUpdate last;
+  bool first_token = true;
   while (co_await run.next(update)) {
+    if (first_token && (!update.text.empty() || !update.tokens.empty())) {
+      first_token = false;
+      res.timing.add("first_token", std::chrono::steady_clock::now() - generation_started);
+    }
     whole += update.text;
     if (r.logprobs) {
       for (auto& t : update.tokens) tokens.push_back(std::move(t));
     }
     if (update.finish != FinishReason::none) last = std::move(update);
   }
+  res.timing.add("generation", std::chrono::steady_clock::now() - generation_started);
   if (Status s = finish_status(last); !s.ok()) {
     fail(res, s);
     co_return;

@@ -3,10 +3,12 @@
 #include <simdjson.h>
 
 #include <boost/asio/use_awaitable.hpp>
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "coinfer/core/json_writer.hpp"
+#include "coinfer/protocol/server_timing.hpp"
 #include "openai_errors.hpp"
 #include "coinfer/generation/generator.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
@@ -220,6 +222,7 @@ asio::awaitable<void> embeddings(const ModelRepository& repo, const HttpRequest&
     fail(res, status);
     co_return;
   }
+  const auto encode_started = std::chrono::steady_clock::now();
   // The model's first output: FP32 [rows, dimension].
   const Tensor& vectors = ticket.outputs().at(0);
   const auto rows = vectors.shape()[0];
@@ -255,6 +258,7 @@ asio::awaitable<void> embeddings(const ModelRepository& repo, const HttpRequest&
   out += R"(,"total_tokens":)";
   json_append_number(out, request.token_count);
   out += "}}";
+  add_server_timing(request.timing, std::chrono::steady_clock::now() - encode_started, res.timing);
 }
 
 void models(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {

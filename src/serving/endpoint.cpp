@@ -154,16 +154,23 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
     status = Status(Errc::unavailable, "model '" + metadata_.name + "' is not ready");
   } else if (text_) {
     status = decoder.decode(metadata_, request, nullptr);
-    if (status.ok()) status = preprocess(request, ticket, options);
+    const auto decoded = std::chrono::steady_clock::now();
+    request.timing.decode = decoded - started;
+    if (status.ok()) {
+      status = preprocess(request, ticket, options);
+      request.timing.preprocess = std::chrono::steady_clock::now() - decoded;
+    }
   } else {
     // Elements go from the wire straight into the request's rows of a staging buffer; if
     // decoding fails after the rows were reserved, the ticket gives them back.
     BatchInputSink sink(batcher_, ticket);
     status = decoder.decode(metadata_, request, &sink);
     options = sink.options();
+    request.timing.decode = std::chrono::steady_clock::now() - started;
   }
   // The cache stage: the request's rows are in the ticket; a hit answers without the batch
   // (the ticket gives the rows back).
+  const auto cache_started = std::chrono::steady_clock::now();
   std::string scope, key_text;
   const bool cache =
       status.ok() && cache_ && request.cache && cache_key(request, ticket, scope, key_text);
@@ -172,20 +179,25 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
   if (cache) {
     request.cache_outcome.looked = true;
     cache::CacheHit hit;
-    if (request.cache->lookup && cache_->cache().lookup_exact(key, hit) &&
-        decode_outputs(*hit.payload, ticket.outputs())) {
+    const bool found = request.cache->lookup && cache_->cache().lookup_exact(key, hit) &&
+                       decode_outputs(*hit.payload, ticket.outputs());
+    request.timing.cache = std::chrono::steady_clock::now() - cache_started;
+    if (found) {
       request.cache_outcome.hit = true;
       request.cache_outcome.entry = hit.id;
       metrics_.request_success.add();
-      metrics_.request_duration_us.observe(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
-              .count());
+      metrics_.request_duration.observe(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       co_return status;
     }
     if (request.cache->lookup) cache_->cache().metrics().misses.add();
   }
   if (status.ok()) {
     status = co_await batcher_.async_submit(ticket, options, asio::use_awaitable);
+    if (status.ok()) {
+      request.timing.queue = ticket.queue_time();
+      request.timing.compute = ticket.compute_time();
+    }
   }
   if (!status.ok()) {
     metrics_.request_failure.add();
@@ -201,9 +213,8 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
     }
   }
   metrics_.request_success.add();
-  metrics_.request_duration_us.observe(
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
-          .count());
+  metrics_.request_duration.observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   co_return status;
 }
 

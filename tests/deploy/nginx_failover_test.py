@@ -76,7 +76,7 @@ def loadgen(port, seconds, concurrency=CONCURRENCY):
 
 def success_count(port):
     _, _, text = get(f"http://127.0.0.1:{port}/metrics")
-    m = re.search(r'coinfer_inference_request_success\{model="digits"[^}]*\} (\d+)', text.decode())
+    m = re.search(r'coinfer_inference_request_success_total\{model="digits"[^}]*\} (\d+)', text.decode())
     return int(m.group(1)) if m else 0
 
 

@@ -40,10 +40,10 @@ TEST_CASE("a client that disconnects while queued is dropped before compute") {
   Client observer(server.port());
   std::string cancelled;
   for (int i = 0; i < 500 && cancelled.find(" 1") == std::string::npos; ++i) {
-    cancelled = metrics_line(observer, "coinfer_inference_cancelled");
+    cancelled = metrics_line(observer, "coinfer_inference_cancelled_total");
     std::this_thread::sleep_for(10ms);
   }
-  CHECK(cancelled == R"(coinfer_inference_cancelled{model="identity",version="1"} 1)");
+  CHECK(cancelled == R"(coinfer_inference_cancelled_total{model="identity",version="1"} 1)");
   model->set_open(true);
   CHECK(running.receive().status == 200);
   CHECK(model->rows_seen() == 1);  // the cancelled request never reached the model
@@ -66,9 +66,9 @@ TEST_CASE("concurrent HTTP requests are batched and /metrics shows it") {
     REQUIRE(reply.body.find("\"id\":\"" + std::to_string(i) + "\"") != std::string::npos);
   }
   Client client(server.port());
-  const auto inferences = metrics_line(client, "coinfer_inference_count");
-  const auto executions = metrics_line(client, "coinfer_inference_exec_count");
-  CHECK(inferences == R"(coinfer_inference_count{model="identity",version="1"} 64)");
+  const auto inferences = metrics_line(client, "coinfer_inference_count_total");
+  const auto executions = metrics_line(client, "coinfer_inference_exec_count_total");
+  CHECK(inferences == R"(coinfer_inference_count_total{model="identity",version="1"} 64)");
   const auto exec = std::stoi(executions.substr(executions.rfind(' ') + 1));
   CHECK(exec < 64);  // average batch size above 1
   CHECK(client.get("/metrics").headers[http::field::content_type] == "text/plain; version=0.0.4");

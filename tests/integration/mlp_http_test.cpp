@@ -83,8 +83,8 @@ TEST_CASE("256 concurrent clients each get the model's prediction for their own 
     const auto end = metrics.find('\n', at);
     return std::stod(metrics.substr(metrics.rfind(' ', end) + 1, end));
   };
-  const double inferences = value("coinfer_inference_count");
-  const double executions = value("coinfer_inference_exec_count");
+  const double inferences = value("coinfer_inference_count_total");
+  const double executions = value("coinfer_inference_exec_count_total");
   CHECK(inferences == kClients);
   CHECK(inferences / executions > 1.0);  // average batch size above 1
 }

@@ -23,6 +23,8 @@ TEST_CASE("fields and models are read") {
     max_connections = 7
     [log]
     level = "debug"
+    format = "json"
+    access = true
     [models.a]
     kind = "identity"
     max_batch_size = 8
@@ -30,6 +32,8 @@ TEST_CASE("fields and models are read") {
   CHECK(config.server.port == 9000);
   CHECK(config.server.max_connections == 7);
   CHECK(config.log.level == "debug");
+  CHECK(config.log.format == "json");
+  CHECK(config.log.access);
   REQUIRE(config.models.size() == 1);
   CHECK(config.models[0].name == "a");
   CHECK(config.models[0].max_batch_size == 8);
@@ -45,6 +49,13 @@ TEST_CASE("an unknown key is rejected with its full name") {
   CHECK(config.models[0].options == Parameters{{"size", std::int64_t{1}}});
   CHECK(parse_config("[models.m]\nkind = \"identity\"\nsize = [1]\n", config).message() ==
         "models.m.size: expected a boolean, a number or a string");
+  // Strings with control characters would not even read back from the logged config (a
+  // leading newline is dropped there): refused wherever a string goes.
+  Config control;
+  CHECK(parse_config("[models.m]\nkind = \"identity\"\nname = \"\\ny\"\n", control).message() ==
+        "models.m.name: control characters are not allowed");
+  CHECK(parse_config("[server]\nhost = \"\\t127.0.0.1\"\n", control).message() ==
+        "server.host: control characters are not allowed");
 }
 
 TEST_CASE("wrong types and out-of-range values name the key") {
@@ -55,6 +66,11 @@ TEST_CASE("wrong types and out-of-range values name the key") {
         "server.port: 70000 is out of range");
   CHECK(parse_config("[log]\nlevel = \"loud\"\n", config).message() ==
         "log.level: unknown level 'loud'");
+  Config log_format, log_access;
+  CHECK(parse_config("[log]\nformat = \"xml\"\n", log_format).message() ==
+        "log.format: unknown format 'xml' (text or json)");
+  CHECK(parse_config("[log]\naccess = 1\n", log_access).message() ==
+        "log.access: expected a boolean");
   CHECK(parse_config("[models.m]\n", config).message().find("models.m.kind") == 0);
   CHECK(parse_config("[models.m]\nkind = \"identity\"\nmax_batch_size = 0\n", config).message() ==
         "models.m.max_batch_size: must be at least 1 (1: no batching)");

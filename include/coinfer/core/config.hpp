@@ -36,7 +36,9 @@ struct ServerConfig {
 
 // [log]
 struct LogConfig {
-  std::string level = "info";  // trace, debug, info, warn, error, off
+  std::string level = "info";   // trace, debug, info, warn, error, off
+  std::string format = "text";  // text: a line per event; json: one JSON object per line
+  bool access = false;          // an access log line per HTTP request
 };
 
 // Whether a model's responses are cached ([models.NAME] cache): not at all, by exact request,

@@ -30,13 +30,15 @@ class Histogram {
   std::span<const double> bounds() const noexcept { return bounds_; }
   // Count of observations <= bounds()[i] (not cumulative; the renderer accumulates).
   std::uint64_t bucket(std::size_t i) const noexcept { return counts_[i].load(std::memory_order_relaxed); }
-  std::uint64_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+  // The buckets summed: no count of its own, so an observation is two atomic updates.
+  std::uint64_t count() const noexcept;
   double sum() const noexcept { return sum_.load(std::memory_order_relaxed); }
+  // Every bucket's count (bounds().size() + 1, the +Inf last) into `out`, resized.
+  void read_buckets(std::vector<std::uint64_t>& out) const;
 
  private:
   std::vector<double> bounds_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> counts_;  // bounds_.size() + 1 (the +Inf)
-  std::atomic<std::uint64_t> count_{0};
   std::atomic<double> sum_{0};
 };
 
@@ -53,9 +55,9 @@ struct ModelMetrics {
   Counter expired;           // timed out while queued: 504
   Counter cancelled;         // client went away while queued
   std::atomic<std::int64_t> queue_depth{0};
-  Histogram queue_duration_us;
-  Histogram compute_duration_us;
-  Histogram request_duration_us;
+  Histogram queue_duration;    // seconds
+  Histogram compute_duration;  // seconds, per batch
+  Histogram request_duration;  // seconds
   Histogram batch_size;
 
   // Triton's statistics extension (GET /v2/models/{m}/stats) counts per request and in ns:
@@ -71,6 +73,13 @@ struct ModelMetrics {
   };
   std::unique_ptr<BatchSizeStats[]> by_batch_size;  // [kMaxStatsBatch + 1], index = rows
 };
+
+// The q-quantile (0..1) of observations counted per bucket (`counts`: bounds.size() + 1, not
+// cumulative, the +Inf last), interpolated linearly within its bucket as Prometheus's
+// histogram_quantile does (the first bucket from 0; one in +Inf reads as the last bound).
+// NaN when nothing was counted.
+double histogram_quantile(std::span<const double> bounds, std::span<const std::uint64_t> counts,
+                          double q) noexcept;
 
 // Renders every model's metrics in the Prometheus text exposition format (version 0.0.4).
 struct NamedModelMetrics {

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <array>
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +30,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string_view, std::string_view>> path_params;  // from the route
   std::string_view body;
   std::size_t body_capacity = 0;
+  // X-Request-Id as the client sent it (a visible-ASCII token of up to 128 bytes) or as the
+  // server made it (32 hex digits); echoed in the response and in every log line about it.
+  std::string_view request_id;
   // Whose API key the request carries ([auth]); null when auth is off or the path is public.
   const Tenant* tenant = nullptr;
 
@@ -37,6 +43,28 @@ struct HttpRequest {
 };
 
 struct HttpResponse;
+
+// W3C Server-Timing: the durations a handler measured (queue, compute, ...). The server adds
+// `total` (from the request's first byte to the response's head) and writes them as the
+// Server-Timing header and into the access log. No allocation: names must outlive the
+// response (string literals); entries beyond kMax are dropped.
+class ServerTiming {
+ public:
+  static constexpr std::size_t kMax = 8;
+  struct Entry {
+    std::string_view name;
+    double ms = 0;
+  };
+  void add(std::string_view name, std::chrono::nanoseconds duration) noexcept {
+    if (size_ < kMax) entries_[size_++] = {name, static_cast<double>(duration.count()) / 1e6};
+  }
+  std::span<const Entry> entries() const noexcept { return {entries_.data(), size_}; }
+  void clear() noexcept { size_ = 0; }
+
+ private:
+  std::array<Entry, kMax> entries_{};
+  std::size_t size_ = 0;
+};
 
 // A response written in parts: Server-Sent Events, or any body sent as it is produced
 // (chunked transfer encoding on HTTP/1.1; on HTTP/1.0 the body ends when the connection
@@ -52,6 +80,9 @@ class ResponseStream {
   // per part. false when the connection failed or timed out; the handler should stop.
   virtual boost::asio::awaitable<bool> write(std::string_view data) = 0;
   virtual bool begun() const noexcept = 0;
+  // True once the server is stopping (stop()): a response that would go on indefinitely (an
+  // event stream) should end, so the drain does not wait for it.
+  virtual bool closing() const noexcept = 0;
 };
 
 // A response a handler fills. `body` is a buffer the connection reuses across requests:
@@ -61,6 +92,7 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra, e.g. Retry-After
+  ServerTiming timing;  // written by the server as Server-Timing (with `total`)
   // For a response sent in parts; set by the server (null where a handler runs without a
   // connection). Once a handler has begun a stream, status, headers and body above are unused.
   ResponseStream* stream = nullptr;
@@ -70,6 +102,7 @@ struct HttpResponse {
     content_type = "application/json";
     body.clear();
     headers.clear();
+    timing.clear();
   }
   // Sets status and a body {"error": "<message>"}.
   void error(int http_status, std::string_view message);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -11,6 +12,17 @@
 #include "coinfer/serving/cache_directives.hpp"
 
 namespace coinfer {
+
+// Where a request's time went in the pipeline (Endpoint::infer); zero for a stage it skipped.
+// Adapters report it as Server-Timing (protocol/server_timing.hpp).
+struct RequestTiming {
+  using duration = std::chrono::steady_clock::duration;
+  duration decode{};      // the wire request decoded (inputs written into the batch's rows)
+  duration cache{};       // the response cache looked up
+  duration preprocess{};  // text tokenized
+  duration queue{};       // waiting in the batcher
+  duration compute{};     // the forward pass of the request's batch
+};
 
 // A protocol-neutral inference request, as decoded from the wire.
 struct InferRequest {
@@ -33,6 +45,7 @@ struct InferRequest {
   // (null: its adapter reads no headers; the cache is not used), and what it did.
   const CacheDirectives* cache = nullptr;
   CacheOutcome cache_outcome;
+  RequestTiming timing;  // set by the pipeline
 };
 
 struct InferResponse {

@@ -1,0 +1,522 @@
+// Micro-benchmarks of coinfer's hot paths (Google Benchmark), each beside a peer measured in
+// the same run; docs/BENCHMARKS.md has the figures.
+//
+//   decode/...   OipDecoder::decode_infer into an InputSink (the server's path: elements go
+//                straight into a batch's rows) against simdjson On Demand alone, a minimal
+//                hand-written decoder that finds inputs[0].data and reads every float
+//   encode/...   encode_infer_response, against std::to_chars alone writing the same floats
+//                (what any JSON encoder must at least do)
+//   batcher/...  one request through a DynamicBatcher at a time: reserve, write the row,
+//                async_submit, completion, with the identity model on a CpuExecutor
+//   int8/...     Int8Linear::forward against the oneDNN u8 x s8 -> s32 matmul it runs, created
+//                alone for the same M, K, N, at the digits MLP's and all-MiniLM-L6-v2's shapes
+//
+//   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
+//
+// Counters: bytes_per_second (the JSON text), "floats" (elements per second), "flops"
+// (2 M K N per call, per second). After the run, a table gives each coinfer figure over its
+// peer's (medians when repeated): on stdout after the console report, on stderr with another
+// --benchmark_format. One compute thread throughout.
+
+#include <benchmark/benchmark.h>
+#include <simdjson.h>
+
+#include <boost/asio/io_context.hpp>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <ostream>
+#include <random>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coinfer/batching/dynamic_batcher.hpp"
+#include "coinfer/core/tensor.hpp"
+#include "coinfer/models/identity_model.hpp"
+#include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/ops/int8_linear.hpp"
+#include "coinfer/protocol/oip_decoder.hpp"
+#include "coinfer/protocol/oip_encoder.hpp"
+#include "coinfer/runtime/cpu_executor.hpp"
+#include "coinfer/serving/input_sink.hpp"
+
+using namespace coinfer;
+namespace od = simdjson::ondemand;
+
+namespace {
+
+// ---- request and response bodies ----------------------------------------------------------
+
+// The three tensor sizes: the digits model's [1, 64], a batch of 64 such rows, and one large
+// tensor.
+struct TensorCase {
+  std::int64_t rows, cols;
+  std::int64_t count() const { return rows * cols; }
+};
+constexpr TensorCase kTensorCases[] = {{1, 64}, {64, 64}, {1, 65536}};
+
+// FP32 values uniform in [-1, 1), the same sequence for every benchmark of a size.
+std::vector<float> tensor_values(std::int64_t count) {
+  std::mt19937 rng(20261204);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<std::size_t>(count));
+  for (float& v : values) v = u(rng);
+  return values;
+}
+
+// {"inputs":[{"name":"INPUT0","shape":[R,C],"datatype":"FP32","data":[...]}]} with flat data,
+// each float in its shortest round-trip form (as a client serializing FP32 writes it), in a
+// buffer with kJsonPadding spare bytes, as the HTTP layer hands bodies to the decoder.
+struct Body {
+  std::string text;
+  std::size_t capacity() const { return text.capacity(); }
+};
+
+Body infer_request_body(const TensorCase& c) {
+  std::string json = R"({"inputs":[{"name":"INPUT0","shape":[)" + std::to_string(c.rows) + "," +
+                     std::to_string(c.cols) + R"(],"datatype":"FP32","data":[)";
+  bool first = true;
+  for (const float v : tensor_values(c.count())) {
+    if (!first) json += ',';
+    first = false;
+    char number[32];
+    json.append(number, std::to_chars(number, number + sizeof number, v).ptr);
+  }
+  json += "]}]}";
+  Body body;
+  body.text.reserve(json.size() + kJsonPadding);
+  body.text.assign(json);
+  return body;
+}
+
+std::string size_label(const TensorCase& c) {
+  return "floats:" + std::to_string(c.count());
+}
+
+void set_data_counters(benchmark::State& state, std::int64_t floats, std::size_t bytes) {
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+  state.counters["floats"] = benchmark::Counter(static_cast<double>(floats),
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// ---- decode: OipDecoder vs simdjson On Demand alone -----------------------------------------
+
+// Stands in for a batch's staging rows: one preallocated FP32 buffer handed out for input 0.
+class StagingRows final : public InputSink {
+ public:
+  explicit StagingRows(std::size_t count) : rows_(count) {}
+  Status allocate(std::span<const Shape> shapes, const Parameters&,
+                  std::span<std::span<std::byte>> destinations) override {
+    if (element_count(shapes[0]) != static_cast<std::int64_t>(rows_.size())) {
+      return Status::invalid("StagingRows: unexpected shape " + to_string(shapes[0]));
+    }
+    destinations[0] = std::as_writable_bytes(std::span(rows_));
+    return {};
+  }
+  const std::vector<float>& rows() const noexcept { return rows_; }
+
+ private:
+  std::vector<float> rows_;  // FP32 [rows * cols], row-major
+};
+
+void decode_coinfer(benchmark::State& state, TensorCase c) {
+  const Body body = infer_request_body(c);
+  const IdentityModel model("identity", "1", 64);
+  OipDecoder decoder;
+  StagingRows sink(static_cast<std::size_t>(c.count()));
+  for (auto _ : state) {
+    InferRequest request;  // one per request, as the server's pipeline makes it
+    const Status status =
+        decoder.decode_infer(body.text, body.capacity(), model.metadata(), request, sink);
+    if (!status) {
+      state.SkipWithError(status.message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(sink.rows().data());
+    benchmark::ClobberMemory();
+  }
+  set_data_counters(state, c.count(), body.text.size());
+}
+
+// The peer: what a minimal hand-written decoder does with simdjson On Demand. It finds
+// inputs[0].data and converts every element; it checks only that the body is JSON, that the
+// elements are numbers and that they fit `out`. No name, datatype or shape validation.
+simdjson::error_code read_first_input(od::parser& parser, const Body& body, std::span<float> out,
+                                      std::size_t& count) {
+  count = 0;
+  od::document doc;
+  if (auto error = parser.iterate(body.text.data(), body.text.size(), body.capacity()).get(doc)) {
+    return error;
+  }
+  od::array inputs;
+  if (auto error = doc["inputs"].get_array().get(inputs)) return error;
+  for (auto input : inputs) {
+    od::array data;
+    if (auto error = input["data"].get_array().get(data)) return error;
+    for (auto element : data) {
+      double value;
+      if (auto error = element.get_double().get(value)) return error;
+      if (count == out.size()) return simdjson::CAPACITY;
+      out[count++] = static_cast<float>(value);
+    }
+    return simdjson::SUCCESS;
+  }
+  return simdjson::NO_SUCH_FIELD;
+}
+
+void decode_simdjson(benchmark::State& state, TensorCase c) {
+  const Body body = infer_request_body(c);
+  od::parser parser;
+  std::vector<float> rows(static_cast<std::size_t>(c.count()));  // FP32 [rows * cols]
+  for (auto _ : state) {
+    std::size_t count = 0;
+    if (auto error = read_first_input(parser, body, rows, count); error || count != rows.size()) {
+      state.SkipWithError(error ? simdjson::error_message(error) : "element count");
+      break;
+    }
+    benchmark::DoNotOptimize(rows.data());
+    benchmark::ClobberMemory();
+  }
+  set_data_counters(state, c.count(), body.text.size());
+}
+
+// ---- encode: encode_infer_response vs std::to_chars alone -----------------------------------
+
+void encode_coinfer(benchmark::State& state, TensorCase c) {
+  const std::vector<float> values = tensor_values(c.count());
+  const TensorSpec specs[] = {{"OUTPUT0", DType::FP32, {-1, -1}}};
+  InferResponse response;
+  response.model_name = "identity";
+  response.model_version = "1";
+  response.outputs.emplace_back(DType::FP32, Shape{c.rows, c.cols});
+  std::memcpy(response.outputs[0].bytes().data(), values.data(), values.size() * sizeof(float));
+  std::string out;  // reused across responses, as a connection's write buffer is
+  for (auto _ : state) {
+    out.clear();
+    encode_infer_response(response, specs, {}, out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  set_data_counters(state, c.count(), out.size());
+}
+
+// The floor: the same floats in shortest round-trip form, comma-separated, into a buffer
+// sized once; no JSON around them.
+void encode_to_chars(benchmark::State& state, TensorCase c) {
+  const std::vector<float> values = tensor_values(c.count());
+  std::vector<char> buffer(values.size() * 16 + 2);
+  std::size_t size = 0;
+  for (auto _ : state) {
+    char* cursor = buffer.data();
+    char* const end = buffer.data() + buffer.size();
+    *cursor++ = '[';
+    for (const float v : values) {
+      cursor = std::to_chars(cursor, end, v).ptr;
+      *cursor++ = ',';
+    }
+    cursor[-1] = ']';
+    size = static_cast<std::size_t>(cursor - buffer.data());
+    benchmark::DoNotOptimize(buffer.data());
+    benchmark::ClobberMemory();
+  }
+  set_data_counters(state, c.count(), size);
+}
+
+// ---- the batcher round trip -----------------------------------------------------------------
+
+// One request at a time, batch of 1, [1, 64] FP32 into the identity model. The benchmark's
+// thread is the I/O thread: it reserves, writes the row, submits and runs the io_context until
+// the completion has been delivered back to it from the compute thread.
+void batcher_round_trip(benchmark::State& state, int max_batch_size) {
+  constexpr std::int64_t kCols = 64;
+  boost::asio::io_context io;
+  IdentityModel model("identity", "1", max_batch_size);
+  CpuExecutor executor(1);
+  BatchPolicy policy;
+  policy.max_batch_size = max_batch_size;
+  policy.max_queue_delay = std::chrono::microseconds(0);
+  DynamicBatcher batcher(io.get_executor(), executor, model, policy);
+  const Shape shapes[] = {{1, kCols}};
+  const std::vector<float> row = tensor_values(kCols);
+  const SubmitOptions options;
+  for (auto _ : state) {
+    BatchTicket ticket;  // one per request, in the awaiting coroutine's frame in the server
+    if (Status status = batcher.reserve(shapes, options, ticket); !status) {
+      state.SkipWithError(status.message().c_str());
+      break;
+    }
+    std::memcpy(ticket.input(0).data(), row.data(), row.size() * sizeof(float));
+    Status result(Errc::internal, "no completion");
+    batcher.async_submit(ticket, options, [&result](Status s) { result = std::move(s); });
+    io.restart();
+    io.run();
+    if (!result) {
+      state.SkipWithError(result.message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(ticket.outputs()[0].bytes().data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// ---- INT8 ops vs the oneDNN GEMM alone ------------------------------------------------------
+
+struct LinearShape {
+  const char* name;  // model.layer
+  int k, n;          // in_features, out_features
+  Activation activation;
+};
+// digits MLP (assets/digits_mlp): 64 -> 256 -> 256 -> 10, ReLU between.
+// all-MiniLM-L6-v2, per encoder layer: Q, K, V and the attention output 384 -> 384, the
+// intermediate 384 -> 1536 with GELU, the output 1536 -> 384.
+constexpr LinearShape kLinearShapes[] = {
+    {"digits.fc0", 64, 256, Activation::relu},
+    {"digits.fc1", 256, 256, Activation::relu},
+    {"digits.fc2", 256, 10, Activation::none},
+    {"minilm.attention", 384, 384, Activation::none},
+    {"minilm.intermediate", 384, 1536, Activation::gelu},
+    {"minilm.output", 1536, 384, Activation::none},
+};
+constexpr int kBatchRows[] = {1, 8, 64};
+constexpr int kMaxBatchRows = 64;
+
+void set_flops_counter(benchmark::State& state, int m, const LinearShape& s) {
+  state.counters["flops"] =
+      benchmark::Counter(2.0 * m * s.k * s.n, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+std::vector<float> uniform_floats(std::size_t count, float low, float high, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(low, high);
+  std::vector<float> values(count);
+  for (float& v : values) v = u(rng);
+  return values;
+}
+
+void int8_linear(benchmark::State& state, LinearShape s, int m) {
+  const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
+  const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, 1);  // FP32 [n, k]
+  const std::vector<float> bias = uniform_floats(n, -0.1f, 0.1f, 2);        // FP32 [n]
+  const std::vector<float> x = uniform_floats(static_cast<std::size_t>(m) * k, -2, 2, 3);  // [m, k]
+  std::vector<float> y(static_cast<std::size_t>(m) * n);  // FP32 [m, n]
+  Int8Linear linear;
+  if (Status status =
+          Int8Linear::create(weight, bias, s.n, s.k, s.activation, kMaxBatchRows, linear);
+      !status) {
+    state.SkipWithError(status.message().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    if (!linear.forward(x.data(), m, y.data())) {
+      state.SkipWithError("Int8Linear::forward failed");
+      break;
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  set_flops_counter(state, m, s);
+}
+
+// The peer: Y[m, n] = X[m, k] W[k, n], u8 x s8 -> s32, as Int8Linear's GEMM: a matmul primitive
+// created for exactly this m, weights reordered to the layout it prefers, user-mode scratchpad,
+// executed through the C API (the C++ one allocates an argument map per call). Nothing else:
+// no quantization, no epilogue.
+class OneDnnGemm {
+ public:
+  OneDnnGemm(std::int64_t m, std::int64_t n, std::int64_t k)
+      : engine_(dnnl::engine::kind::cpu, 0),
+        stream_(engine_),
+        x_(static_cast<std::size_t>(m * k)),
+        y_(static_cast<std::size_t>(m * n)) {
+    using dt = dnnl::memory::data_type;
+    using dims = dnnl::memory::dims;
+    std::mt19937 rng(4);
+    std::uniform_int_distribution<int> u8(1, 255), s8(-127, 127);
+    for (auto& v : x_) v = static_cast<std::uint8_t>(u8(rng));
+    std::vector<std::int8_t> w(static_cast<std::size_t>(n * k));  // INT8 [n, k] row-major
+    for (auto& v : w) v = static_cast<std::int8_t>(s8(rng));
+
+    const dnnl::memory::desc src_md({m, k}, dt::u8, dims{k, 1});
+    const dnnl::memory::desc any_weights_md({k, n}, dt::s8, dnnl::memory::format_tag::any);
+    const dnnl::memory::desc dst_md({m, n}, dt::s32, dims{n, 1});
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_weights_md, dst_md), attr,
+                                          engine_);
+    impl_ = pd.impl_info_str();
+    matmul_ = dnnl::matmul(pd);
+    dnnl::memory user_weights(dnnl::memory::desc({k, n}, dt::s8, dims{1, k}), engine_, w.data());
+    weights_ = dnnl::memory(pd.weights_desc(), engine_);
+    dnnl::reorder(user_weights, weights_).execute(stream_, user_weights, weights_);
+    stream_.wait();
+    scratchpad_ = dnnl::memory(pd.scratchpad_desc(), engine_);
+    src_ = dnnl::memory(src_md, engine_, x_.data());
+    dst_ = dnnl::memory(dst_md, engine_, y_.data());
+  }
+
+  bool run() {
+    dnnl_exec_arg_t args[4] = {
+        {DNNL_ARG_SRC, src_.get()},
+        {DNNL_ARG_WEIGHTS, weights_.get()},
+        {DNNL_ARG_DST, dst_.get()},
+        {DNNL_ARG_SCRATCHPAD, scratchpad_.get()},
+    };
+    return dnnl_primitive_execute(matmul_.get(), stream_.get(), 4, args) == dnnl_success &&
+           dnnl_stream_wait(stream_.get()) == dnnl_success;
+  }
+  const std::int32_t* result() const noexcept { return y_.data(); }
+  const std::string& impl() const noexcept { return impl_; }  // oneDNN's kernel, by name
+
+ private:
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  std::vector<std::uint8_t> x_;  // UINT8 [m, k] row-major
+  std::vector<std::int32_t> y_;  // INT32 [m, n] row-major
+  dnnl::matmul matmul_;
+  dnnl::memory weights_, scratchpad_, src_, dst_;
+  std::string impl_;
+};
+
+void onednn_gemm(benchmark::State& state, LinearShape s, int m) {
+  OneDnnGemm gemm(m, s.n, s.k);
+  state.SetLabel(gemm.impl());
+  for (auto _ : state) {
+    if (!gemm.run()) {
+      state.SkipWithError("oneDNN matmul failed");
+      break;
+    }
+    benchmark::DoNotOptimize(gemm.result());
+    benchmark::ClobberMemory();
+  }
+  set_flops_counter(state, m, s);
+}
+
+// ---- the ratio table ------------------------------------------------------------------------
+
+struct Comparison {
+  std::string label, ours, peer, counter;
+};
+
+// Passes every report to the display reporter chosen by --benchmark_format and keeps each
+// benchmark's counters (the median when repeated); at the end prints ours / peer per pair.
+class RatioReporter final : public benchmark::BenchmarkReporter {
+ public:
+  RatioReporter(benchmark::BenchmarkReporter& display, std::vector<Comparison> comparisons)
+      : display_(display), comparisons_(std::move(comparisons)) {}
+
+  bool ReportContext(const Context& context) override { return display_.ReportContext(context); }
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    display_.ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred) continue;
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type == Run::RT_Aggregate && !median) continue;
+      Figure& figure = figures_[run.run_name.function_name];
+      if (figure.median && !median) continue;
+      figure.median = median;
+      for (const auto& [name, counter] : run.counters) figure.counters[name] = counter.value;
+    }
+  }
+
+  void Finalize() override {
+    display_.Finalize();
+    std::string table;
+    for (const Comparison& c : comparisons_) {
+      const double ours = value(c.ours, c.counter), peer = value(c.peer, c.counter);
+      if (ours <= 0 || peer <= 0) continue;  // filtered out, or failed
+      const bool flops = c.counter == "flops";
+      const double scale = flops ? 1e9 : 1e6;
+      const char* unit = flops ? "GFLOP/s" : "M/s";
+      char row[256];
+      std::snprintf(row, sizeof row, "| %s | %.4g %s | %.4g %s | %.1f%% |\n", c.label.c_str(),
+                    ours / scale, unit, peer / scale, unit, 100 * ours / peer);
+      table += row;
+    }
+    if (table.empty()) return;
+    const bool console = dynamic_cast<benchmark::ConsoleReporter*>(&display_) != nullptr;
+    std::ostream& out = console ? display_.GetOutputStream() : display_.GetErrorStream();
+    out << "\n| comparison | coinfer | peer | coinfer / peer |\n|---|---:|---:|---:|\n"
+        << table << std::flush;
+  }
+
+ private:
+  struct Figure {
+    bool median = false;
+    std::map<std::string, double> counters;
+  };
+
+  double value(const std::string& benchmark, const std::string& counter) const {
+    const auto figure = figures_.find(benchmark);
+    if (figure == figures_.end()) return 0;
+    const auto found = figure->second.counters.find(counter);
+    return found == figure->second.counters.end() ? 0 : found->second;
+  }
+
+  benchmark::BenchmarkReporter& display_;
+  std::vector<Comparison> comparisons_;
+  std::map<std::string, Figure> figures_;
+};
+
+std::vector<Comparison> register_benchmarks() {
+  std::vector<Comparison> comparisons;
+  for (const TensorCase& c : kTensorCases) {
+    const std::string ours = "decode/coinfer/" + size_label(c);
+    const std::string peer = "decode/simdjson_ondemand/" + size_label(c);
+    benchmark::RegisterBenchmark(ours.c_str(), decode_coinfer, c)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(peer.c_str(), decode_simdjson, c)->Unit(benchmark::kMicrosecond);
+    comparisons.push_back({"decode " + size_label(c) + " (floats/s)", ours, peer, "floats"});
+  }
+  for (const TensorCase& c : kTensorCases) {
+    const std::string ours = "encode/coinfer/" + size_label(c);
+    const std::string peer = "encode/to_chars_floor/" + size_label(c);
+    benchmark::RegisterBenchmark(ours.c_str(), encode_coinfer, c)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(peer.c_str(), encode_to_chars, c)->Unit(benchmark::kMicrosecond);
+    comparisons.push_back({"encode " + size_label(c) + " (floats/s)", ours, peer, "floats"});
+  }
+  for (const int max_batch_size : {1, 64}) {
+    const std::string name = "batcher/round_trip/max_batch_size:" + std::to_string(max_batch_size);
+    benchmark::RegisterBenchmark(name.c_str(), batcher_round_trip, max_batch_size)
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+  }
+  for (const LinearShape& s : kLinearShapes) {
+    for (const int m : kBatchRows) {
+      const std::string shape = std::string(s.name) + "/M:" + std::to_string(m);
+      const std::string ours = "int8/int8_linear/" + shape;
+      const std::string peer = "int8/onednn_gemm/" + shape;
+      benchmark::RegisterBenchmark(ours.c_str(), int8_linear, s, m)->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(peer.c_str(), onednn_gemm, s, m)->Unit(benchmark::kMicrosecond);
+      comparisons.push_back({"int8 " + std::string(s.name) + " " + std::to_string(s.k) + "→" +
+                                 std::to_string(s.n) + ", M " + std::to_string(m) + " (GFLOP/s)",
+                             ours, peer, "flops"});
+    }
+  }
+  return comparisons;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  set_compute_threads(1);  // as the executor's compute thread: one core for every benchmark
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const dnnl_version_t* onednn = dnnl_version();
+  benchmark::AddCustomContext("onednn", std::to_string(onednn->major) + "." +
+                                            std::to_string(onednn->minor) + "." +
+                                            std::to_string(onednn->patch));
+  // The kernel On Demand is compiled for here and in the decoder (builtin_implementation()
+  // would name the shared library's own, built for any x86-64).
+  benchmark::AddCustomContext("simdjson_kernel",
+                              SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION));
+  benchmark::AddCustomContext("compute_threads", "1");
+  RatioReporter reporter(*benchmark::CreateDefaultDisplayReporter(), register_benchmarks());
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -6,7 +6,8 @@
 //                hand-written decoder that finds inputs[0].data and reads every float
 //   encode/...   encode_infer_response, against std::to_chars alone writing the same floats
 //                (what any JSON encoder must at least do)
-//   batcher/...  one request through a DynamicBatcher at a time: reserve, write the row,
+//   batcher/...  one request through a DynamicBatcher at a time (round_trip), or a burst of 64
+//                (burst_of_64): reserve, write the row,
 //                async_submit, completion, with the identity model on a CpuExecutor
 //   int8/...     Int8Linear::forward against the oneDNN u8 x s8 -> s32 matmul it runs, created
 //                alone for the same M, K, N, at the digits MLP's and all-MiniLM-L6-v2's shapes
@@ -21,6 +22,7 @@
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <charconv>
 #include <cstdint>
@@ -264,6 +266,43 @@ void batcher_round_trip(benchmark::State& state, int max_batch_size) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// 64 requests submitted at once (a burst from 64 clients), then run until every one is
+// answered: the batcher's cost per request when many wait, which grows with what an arrival
+// has to look at (with max_batch_size 1 the batcher keeps max_queue_size + 2 staging buffers).
+void batcher_burst(benchmark::State& state, int max_batch_size) {
+  constexpr std::int64_t kCols = 64;
+  constexpr int kBurst = 64;
+  boost::asio::io_context io;
+  IdentityModel model("identity", "1", max_batch_size);
+  CpuExecutor executor(1);
+  BatchPolicy policy;
+  policy.max_batch_size = max_batch_size;
+  policy.max_queue_delay = std::chrono::microseconds(0);
+  DynamicBatcher batcher(io.get_executor(), executor, model, policy);
+  const Shape shapes[] = {{1, kCols}};
+  const std::vector<float> row = tensor_values(kCols);
+  const SubmitOptions options;
+  for (auto _ : state) {
+    std::array<BatchTicket, kBurst> tickets;
+    int answered = 0;
+    for (BatchTicket& ticket : tickets) {
+      if (Status status = batcher.reserve(shapes, options, ticket); !status) {
+        state.SkipWithError(status.message().c_str());
+        return;
+      }
+      std::memcpy(ticket.input(0).data(), row.data(), row.size() * sizeof(float));
+      batcher.async_submit(ticket, options, [&answered](Status s) { answered += s ? 1 : 0; });
+    }
+    io.restart();
+    io.run();
+    if (answered != kBurst) {
+      state.SkipWithError("a request of the burst failed");
+      return;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kBurst);
+}
+
 // ---- INT8 ops vs the oneDNN GEMM alone ------------------------------------------------------
 
 struct LinearShape {
@@ -482,6 +521,10 @@ std::vector<Comparison> register_benchmarks() {
   for (const int max_batch_size : {1, 64}) {
     const std::string name = "batcher/round_trip/max_batch_size:" + std::to_string(max_batch_size);
     benchmark::RegisterBenchmark(name.c_str(), batcher_round_trip, max_batch_size)
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+    const std::string burst = "batcher/burst_of_64/max_batch_size:" + std::to_string(max_batch_size);
+    benchmark::RegisterBenchmark(burst.c_str(), batcher_burst, max_batch_size)
         ->Unit(benchmark::kMicrosecond)
         ->UseRealTime();
   }

@@ -124,6 +124,9 @@ DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Mod
     buffer->outputs.resize(model_.metadata().outputs.size());
     buffers_.push_back(std::move(buffer));
   }
+  free_.reserve(buffers_.size());
+  pending_.reserve(buffers_.size());
+  for (auto it = buffers_.rbegin(); it != buffers_.rend(); ++it) free_.push_back(it->get());
 }
 
 DynamicBatcher::~DynamicBatcher() {
@@ -283,21 +286,27 @@ StagingBuffer* DynamicBatcher::place(std::span<const Shape> input_shapes, int pr
     }
     return true;
   };
-  for (auto& b : buffers_) {
+  for (StagingBuffer* b : pending_) {
     if (b->state != StagingBuffer::State::filling || b->priority != priority || !same_rows(*b)) {
       continue;
     }
-    if (fits_locked(*b, input_shapes, rows, tokens, bytes)) return b.get();
+    if (fits_locked(*b, input_shapes, rows, tokens, bytes)) return b;
     // No room (or it cannot grow while written): ready to go as it is.
     if (b->writers == 0) b->state = StagingBuffer::State::sealed;
   }
-  for (auto& b : buffers_) {
-    if (b->state != StagingBuffer::State::free) continue;
+  if (!free_.empty()) {
+    StagingBuffer* b = free_.back();
+    free_.pop_back();
+    pending_.push_back(b);
     b->state = StagingBuffer::State::filling;
     b->priority = priority;
     b->used_rows = 0;
     b->used_tokens = 0;
     b->writers = 0;
+    b->queued_rows = 0;
+    b->oldest = clock::time_point::max();
+    b->earliest_deadline = clock::time_point::max();
+    b->times_stale = false;
     b->tickets.clear();
     b->row_shapes.resize(input_shapes.size());
     b->row_bytes.resize(input_shapes.size());
@@ -314,7 +323,7 @@ StagingBuffer* DynamicBatcher::place(std::span<const Shape> input_shapes, int pr
                                          : static_cast<std::size_t>(rows);
       b->inputs[i].resize(b->row_bytes[i] * units);
     }
-    return b.get();
+    return b;
   }
   return nullptr;
 }
@@ -322,10 +331,18 @@ StagingBuffer* DynamicBatcher::place(std::span<const Shape> input_shapes, int pr
 // A buffer all of whose requests left: free again, giving back what variable-shape inputs
 // hold past kept_variable_bytes (a large request's memory is not kept after it).
 void DynamicBatcher::free_locked(StagingBuffer& b) {
+  if (b.state == StagingBuffer::State::filling || b.state == StagingBuffer::State::sealed) {
+    unlist_pending_locked(b);
+  }
+  free_.push_back(&b);
   b.state = StagingBuffer::State::free;
   b.tickets.clear();
   b.used_rows = 0;
   b.used_tokens = 0;
+  b.queued_rows = 0;
+  b.oldest = clock::time_point::max();
+  b.earliest_deadline = clock::time_point::max();
+  b.times_stale = false;
   trim_locked(b);
 }
 
@@ -357,6 +374,9 @@ void DynamicBatcher::enqueue(BatchTicket& ticket, const SubmitOptions& options) 
       clock::time_point::max() - ticket.enqueued_);
   ticket.deadline_ = timeout > 0us && timeout < room ? ticket.enqueued_ + timeout
                                                      : clock::time_point::max();
+  buffer.queued_rows += ticket.rows_;
+  buffer.oldest = std::min(buffer.oldest, ticket.enqueued_);
+  buffer.earliest_deadline = std::min(buffer.earliest_deadline, ticket.deadline_);
   maybe_flush_locked();
 }
 
@@ -377,17 +397,44 @@ void DynamicBatcher::cancel(BatchTicket& ticket) {
 }
 
 void DynamicBatcher::remove_locked(BatchTicket& ticket) {
-  ticket.buffer_->tickets[ticket.index_] = nullptr;  // a hole, compacted before compute
+  StagingBuffer& buffer = *ticket.buffer_;
+  if (ticket.state_ == BatchTicket::State::queued) {
+    buffer.queued_rows -= ticket.rows_;
+    if (ticket.enqueued_ <= buffer.oldest || ticket.deadline_ <= buffer.earliest_deadline) {
+      buffer.times_stale = true;
+    }
+  }
+  buffer.tickets[ticket.index_] = nullptr;  // a hole, compacted before compute
   ticket.state_ = BatchTicket::State::done;
   --queued_;
   if (metrics_) metrics_->queue_depth = static_cast<std::int64_t>(queued_);
 }
 
+// Takes a buffer out of pending_ (it starts computing, or is free again); order is not kept.
+void DynamicBatcher::unlist_pending_locked(StagingBuffer& b) {
+  const auto it = std::find(pending_.begin(), pending_.end(), &b);
+  assert(it != pending_.end());
+  *it = pending_.back();
+  pending_.pop_back();
+}
+
+// The oldest arrival and earliest deadline of a buffer's queued tickets, after one of them left.
+void DynamicBatcher::refresh_times_locked(StagingBuffer& b) {
+  if (!b.times_stale) return;
+  b.times_stale = false;
+  b.oldest = clock::time_point::max();
+  b.earliest_deadline = clock::time_point::max();
+  for (const BatchTicket* t : b.tickets) {
+    if (!t || t->state_ != BatchTicket::State::queued) continue;
+    b.oldest = std::min(b.oldest, t->enqueued_);
+    b.earliest_deadline = std::min(b.earliest_deadline, t->deadline_);
+  }
+}
+
 void DynamicBatcher::expire_locked(clock::time_point now) {
-  for (auto& b : buffers_) {
-    if (b->state == StagingBuffer::State::free || b->state == StagingBuffer::State::computing) {
-      continue;
-    }
+  for (StagingBuffer* b : pending_) {
+    refresh_times_locked(*b);
+    if (b->earliest_deadline > now) continue;  // nothing in it has expired: no walk
     for (BatchTicket* t : b->tickets) {
       if (!t || t->state_ != BatchTicket::State::queued || t->deadline_ > now) continue;
       remove_locked(*t);
@@ -411,19 +458,14 @@ StagingBuffer* DynamicBatcher::pick_ready_locked(clock::time_point now, bool yie
                                                     policy_.preferred_batch_sizes.end());
   StagingBuffer* best = nullptr;
   clock::time_point best_oldest{};
-  for (auto& b : buffers_) {
-    if (b->state != StagingBuffer::State::filling && b->state != StagingBuffer::State::sealed) {
-      continue;
-    }
-    int rows = 0;
-    auto oldest = clock::time_point::max();
-    for (const BatchTicket* t : b->tickets) {
-      if (!t || t->state_ != BatchTicket::State::queued) continue;
-      rows += t->rows_;
-      oldest = std::min(oldest, t->enqueued_);
-    }
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    StagingBuffer* b = pending_[i];
+    refresh_times_locked(*b);
+    const int rows = b->queued_rows;
+    const auto oldest = b->oldest;
     if (rows == 0 && b->writers == 0) {  // everything in it left the queue
-      free_locked(*b);
+      free_locked(*b);  // moves pending_'s last buffer to i: looked at next
+      --i;
       continue;
     }
     if (rows == 0 || b->writers > 0) continue;  // a writer's enqueue re-checks
@@ -440,7 +482,7 @@ StagingBuffer* DynamicBatcher::pick_ready_locked(clock::time_point now, bool yie
     }
     if (!best || b->priority < best->priority ||
         (b->priority == best->priority && oldest < best_oldest)) {
-      best = b.get();
+      best = b;
       best_oldest = oldest;
     }
   }
@@ -486,6 +528,7 @@ void DynamicBatcher::maybe_flush_locked(bool yielded) {
     StagingBuffer* buffer = pick_ready_locked(now, yielded, next_wake, wants_yield);
     if (!buffer) break;
     compact_locked(*buffer);
+    unlist_pending_locked(*buffer);
     buffer->state = StagingBuffer::State::computing;
     for (BatchTicket* t : buffer->tickets) {
       t->state_ = BatchTicket::State::computing;
@@ -509,14 +552,9 @@ void DynamicBatcher::maybe_flush_locked(bool yielded) {
       maybe_flush_locked(/*yielded=*/true);
     });
   }
-  for (auto& b : buffers_) {
-    if (b->state == StagingBuffer::State::free || b->state == StagingBuffer::State::computing) {
-      continue;
-    }
-    for (const BatchTicket* t : b->tickets) {
-      if (t && t->state_ == BatchTicket::State::queued)
-        next_wake = std::min(next_wake, t->deadline_);
-    }
+  for (StagingBuffer* b : pending_) {
+    refresh_times_locked(*b);
+    next_wake = std::min(next_wake, b->earliest_deadline);
   }
   arm_timer_locked(next_wake);
 }

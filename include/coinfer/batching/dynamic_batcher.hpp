@@ -158,6 +158,8 @@ class DynamicBatcher {
   // All below run with mutex_ held.
   void remove_locked(BatchTicket& ticket);
   void expire_locked(clock::time_point now);
+  void refresh_times_locked(StagingBuffer& buffer);
+  void unlist_pending_locked(StagingBuffer& buffer);
   // `yielded`: the I/O threads have run what they had queued since the last arrival (the
   // posted flush, or a batch just finished), so a partial batch may go without a delay.
   void maybe_flush_locked(bool yielded = false);
@@ -179,6 +181,11 @@ class DynamicBatcher {
 
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<StagingBuffer>> buffers_;
+  // The buffers by state, so that an arrival looks only at those that hold requests: free
+  // ones (a stack), and filling or sealed ones; computing ones are in neither. Capacity for
+  // every buffer is reserved at construction.
+  std::vector<StagingBuffer*> free_;
+  std::vector<StagingBuffer*> pending_;
   std::size_t queued_ = 0;  // requests reserved or queued, not computing
   int in_flight_ = 0;       // batches computing
   std::condition_variable no_batch_in_flight_;

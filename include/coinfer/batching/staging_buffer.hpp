@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -53,6 +54,15 @@ struct StagingBuffer {
   int used_rows = 0;             // rows reserved, holes included
   std::int64_t used_tokens = 0;  // ragged positions reserved, holes included
   int writers = 0;               // reserved tickets still decoding into their rows
+  // Of the tickets queued in it (enqueued, not yet computing), kept as they come and go so
+  // that an arrival decides without walking every ticket: their rows, the oldest arrival and
+  // the earliest deadline. When a queued ticket leaves (cancelled, expired) the two times may
+  // be stale; `times_stale` says they are recomputed before the next read.
+  int queued_rows = 0;
+  std::chrono::steady_clock::time_point oldest = std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::time_point earliest_deadline =
+      std::chrono::steady_clock::time_point::max();
+  bool times_stale = false;
   // Reused by each batch: the model's Batch view of this buffer.
   std::vector<std::int64_t> offsets;
   std::vector<const Parameters*> row_parameters;

@@ -1,0 +1,182 @@
+// Heap allocations on the request path, counted: the baseline for an allocation-free path.
+// This program interposes malloc and its kin (operator new, Asio's aligned_alloc and C code
+// all end there) and counts every allocation any thread makes while a window is open. The
+// server is the real one, in-process (HttpServer, the OIP routes, DynamicBatcher, a CPU
+// executor, the identity model with a [1, 64] FP32 input); the client never allocates (a raw
+// socket, the request built once, a fixed receive buffer). After a warm-up of 200 requests the
+// window covers 1,000 keep-alive requests, so every allocation counted is the server's. To see
+// where they come from, run it under heaptrack:
+//
+//   build/bench/coinfer-alloc-count
+//   heaptrack build/bench/coinfer-alloc-count && heaptrack_print -f heaptrack.*.zst
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "coinfer/models/identity_model.hpp"
+#include "coinfer/net/http_server.hpp"
+#include "coinfer/protocol/oip_routes.hpp"
+#include "coinfer/runtime/cpu_executor.hpp"
+#include "coinfer/serving/endpoint.hpp"
+#include "coinfer/serving/model_repository.hpp"
+
+namespace {
+
+std::atomic<bool> counting{false};
+std::atomic<std::uint64_t> allocations{0};
+
+void count() {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+// Every heap allocation goes through these: operator new (libstdc++'s calls malloc), Asio's
+// aligned_alloc, and C code. glibc's own entry points do the work.
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+void __libc_free(void*);
+
+void* malloc(std::size_t n) {
+  count();
+  return __libc_malloc(n);
+}
+void* calloc(std::size_t n, std::size_t size) {
+  count();
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t n) {
+  count();
+  return __libc_realloc(p, n);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t n) {
+  count();
+  return __libc_memalign(alignment, n);
+}
+void* memalign(std::size_t alignment, std::size_t n) {
+  count();
+  return __libc_memalign(alignment, n);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t n) {
+  count();
+  *out = __libc_memalign(alignment, n);
+  return *out ? 0 : ENOMEM;
+}
+void free(void* p) { __libc_free(p); }
+}
+
+using namespace coinfer;
+
+namespace {
+
+// A keep-alive connection over a raw socket: send() and recv() only, no allocation.
+class RawClient {
+ public:
+  explicit RawClient(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+      std::perror("connect");
+      std::exit(1);
+    }
+    int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  ~RawClient() { ::close(fd_); }
+
+  // Sends `request` and reads one whole response into buffer_; true on a 200.
+  bool exchange(std::string_view request) {
+    for (std::size_t sent = 0; sent < request.size();) {
+      const ssize_t n = ::send(fd_, request.data() + sent, request.size() - sent, 0);
+      if (n <= 0) return false;
+      sent += static_cast<std::size_t>(n);
+    }
+    std::size_t have = 0;
+    for (;;) {
+      const ssize_t n = ::recv(fd_, buffer_ + have, sizeof buffer_ - have, 0);
+      if (n <= 0) return false;
+      have += static_cast<std::size_t>(n);
+      const std::string_view text(buffer_, have);
+      const auto head_end = text.find("\r\n\r\n");
+      if (head_end == std::string_view::npos) continue;
+      const auto length_at = text.find("Content-Length: ");
+      if (length_at == std::string_view::npos || length_at > head_end) return false;
+      const std::size_t length = std::strtoul(buffer_ + length_at + 16, nullptr, 10);
+      if (have < head_end + 4 + length) continue;
+      return text.starts_with("HTTP/1.1 200 ");
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  char buffer_[65536];
+};
+
+std::string infer_request() {
+  std::string body = R"({"inputs":[{"name":"INPUT0","shape":[1,64],"datatype":"FP32","data":[)";
+  for (int i = 0; i < 64; ++i) body += (i ? "," : "") + std::to_string(i % 17);
+  body += "]}]}";
+  return "POST /v2/models/identity/infer HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+         "Content-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+}  // namespace
+
+int main() {
+  boost::asio::io_context io;
+  ModelRepository repository;
+  CpuExecutor executor(1);
+  net::Router router;
+  (void)repository.add(std::make_unique<Endpoint>(
+      std::make_shared<IdentityModel>("identity", "1", 64), io.get_executor(), executor,
+      BatchPolicy{}));
+  add_oip_routes(router, repository);
+  ServerConfig config;
+  config.host = "127.0.0.1";
+  config.port = 0;
+  net::HttpServer server(io.get_executor(), config, router);
+  if (auto status = server.listen(); !status.ok()) {
+    std::fprintf(stderr, "%s\n", status.message().c_str());
+    return 1;
+  }
+  server.start();
+  std::thread io_thread([&io] { io.run(); });
+
+  const std::string request = infer_request();
+  int ok = 0;
+  constexpr int kRequests = 1000;
+  {
+    RawClient client(server.port());
+    for (int i = 0; i < 200; ++i) ok += client.exchange(request) ? 1 : 0;  // warm-up
+    allocations = 0;
+    counting = true;
+    for (int i = 0; i < kRequests; ++i) ok += client.exchange(request) ? 1 : 0;
+    counting = false;
+  }
+  const auto counted = allocations.load();
+  server.stop();
+  io_thread.join();
+  std::printf("%d of %d requests answered 200; %llu allocations over the last %d (%.2f per request)\n",
+              ok, 200 + kRequests, static_cast<unsigned long long>(counted), kRequests,
+              static_cast<double>(counted) / kRequests);
+  return ok == 200 + kRequests ? 0 : 1;
+}

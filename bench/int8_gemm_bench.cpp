@@ -53,8 +53,10 @@
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/ops/quantize.hpp"
+#include "onednn_gemm.hpp"
 
 using namespace coinfer;
+using coinfer::bench::OneDnnGemm;
 
 namespace {
 
@@ -200,66 +202,9 @@ void check(const Status& s, const std::string& what) {
   if (!s) die(what + ": " + s.message());
 }
 
-// A oneDNN u8 x s8 -> s32 matmul Y[M, N] = X[M, K] W[K, N] (W stored [N, K] row-major, the
-// PyTorch layout, then reordered to the primitive's preferred layout), built directly.
-class RawGemm {
- public:
-  // runtime_m: create the primitive with M unknown (DNNL_RUNTIME_DIM_VAL), as Int8Linear does;
-  // memories are still created for exactly m rows.
-  RawGemm(dnnl::engine& engine, std::int64_t m, std::int64_t n, std::int64_t k, bool runtime_m,
-          std::mt19937& rng)
-      : engine_(engine), stream_(engine), x_(static_cast<std::size_t>(m * k)),
-        y_(static_cast<std::size_t>(m * n)) {
-    using dt = dnnl::memory::data_type;
-    using dims = dnnl::memory::dims;
-    std::uniform_int_distribution<int> u8(1, 255), s8(-127, 127);
-    for (auto& v : x_) v = static_cast<std::uint8_t>(u8(rng));
-    std::vector<std::int8_t> w(static_cast<std::size_t>(n * k));
-    for (auto& v : w) v = static_cast<std::int8_t>(s8(rng));
-
-    const dnnl::memory::dim pm = runtime_m ? DNNL_RUNTIME_DIM_VAL : m;
-    const dnnl::memory::desc src_md({pm, k}, dt::u8, dims{k, 1});
-    const dnnl::memory::desc w_any({k, n}, dt::s8, dnnl::memory::format_tag::any);
-    const dnnl::memory::desc dst_md({pm, n}, dt::s32, dims{n, 1});
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_any, dst_md), attr,
-                                          engine_);
-    impl_ = pd.impl_info_str();
-    matmul_ = dnnl::matmul(pd);
-    dnnl::memory user_w(dnnl::memory::desc({k, n}, dt::s8, dims{1, k}), engine_, w.data());
-    weights_ = dnnl::memory(pd.weights_desc(), engine_);
-    dnnl::reorder(user_w, weights_).execute(stream_, user_w, weights_);
-    stream_.wait();
-    scratchpad_ = dnnl::memory(pd.scratchpad_desc(), engine_);
-    src_ = dnnl::memory(dnnl::memory::desc({m, k}, dt::u8, dims{k, 1}), engine_, x_.data());
-    dst_ = dnnl::memory(dnnl::memory::desc({m, n}, dt::s32, dims{n, 1}), engine_, y_.data());
-  }
-
-  void run() {
-    // The C API, as Int8Linear uses it: the C++ execute() takes an unordered_map (allocates).
-    dnnl_exec_arg_t args[4] = {
-        {DNNL_ARG_SRC, src_.get()},
-        {DNNL_ARG_WEIGHTS, weights_.get()},
-        {DNNL_ARG_DST, dst_.get()},
-        {DNNL_ARG_SCRATCHPAD, scratchpad_.get()},
-    };
-    if (dnnl_primitive_execute(matmul_.get(), stream_.get(), 4, args) != dnnl_success) {
-      die("oneDNN matmul execute failed");
-    }
-  }
-
-  const std::string& impl() const noexcept { return impl_; }
-
- private:
-  dnnl::engine& engine_;
-  dnnl::stream stream_;
-  std::vector<std::uint8_t> x_;
-  std::vector<std::int32_t> y_;
-  dnnl::matmul matmul_;
-  dnnl::memory weights_, scratchpad_, src_, dst_;
-  std::string impl_;
-};
+void run_or_die(OneDnnGemm& gemm) {
+  if (!gemm.run()) die("oneDNN matmul execute failed");
+}
 
 std::vector<float> floats_of(const SafetensorsTensor& t) {
   std::vector<float> v(t.data.size() / sizeof(float));
@@ -404,12 +349,12 @@ int main(int argc, char** argv) {
           "Int8Linear::create " + L.name);
     for (std::size_t bi = 0; bi < std::size(batch_sizes); ++bi) {
       const int m = batch_sizes[bi];
-      RawGemm fixed(engine, m, L.n, L.k, /*runtime_m=*/false, rng);
-      RawGemm rt(engine, m, L.n, L.k, /*runtime_m=*/true, rng);
+      OneDnnGemm fixed(engine, m, L.n, L.k, /*runtime_m=*/false, rng);
+      OneDnnGemm rt(engine, m, L.n, L.k, /*runtime_m=*/true, rng);
       LayerResult& r = per_layer[li][bi];
-      r.gemm = time_per_call(opt, [&] { fixed.run(); });
+      r.gemm = time_per_call(opt, [&] { run_or_die(fixed); });
       r.cpu_share[0] = g_last_cpu_share;
-      r.gemm_rt = time_per_call(opt, [&] { rt.run(); });
+      r.gemm_rt = time_per_call(opt, [&] { run_or_die(rt); });
       r.cpu_share[1] = g_last_cpu_share;
       r.quantize = time_per_call(opt, [&] {
         quantize_activations_per_row_u8(lin_x.data(), m, L.k, q_u8.data(), q_scales.data());
@@ -477,8 +422,8 @@ int main(int argc, char** argv) {
 
   // --- the machine's ceiling: a big square INT8 GEMM ---------------------------------------
   constexpr int big = 1024;
-  RawGemm ceiling(engine, big, big, big, /*runtime_m=*/false, rng);
-  const double big_s = time_per_call(opt, [&] { ceiling.run(); });
+  OneDnnGemm ceiling(engine, big, big, big, /*runtime_m=*/false, rng);
+  const double big_s = time_per_call(opt, [&] { run_or_die(ceiling); });
   const double big_tops = tops(big, big, big, big_s);
   std::printf(
       "{\"bench\":\"int8_gemm\",\"variant\":\"gemm_1024\",\"m\":%d,\"n\":%d,\"k\":%d,"

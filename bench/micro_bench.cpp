@@ -46,8 +46,10 @@
 #include "coinfer/protocol/oip_encoder.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/input_sink.hpp"
+#include "onednn_gemm.hpp"
 
 using namespace coinfer;
+using coinfer::bench::OneDnnGemm;
 namespace od = simdjson::ondemand;
 
 namespace {
@@ -231,10 +233,14 @@ void encode_to_chars(benchmark::State& state, TensorCase c) {
 
 // ---- the batcher round trip -----------------------------------------------------------------
 
-// One request at a time, batch of 1, [1, 64] FP32 into the identity model. The benchmark's
-// thread is the I/O thread: it reserves, writes the row, submits and runs the io_context until
-// the completion has been delivered back to it from the compute thread.
-void batcher_round_trip(benchmark::State& state, int max_batch_size) {
+// kBurst requests of [1, 64] FP32 into the identity model, submitted at once; the benchmark's
+// thread is the I/O thread and runs the io_context until every answer has been delivered back
+// to it from the compute thread. With 1, one request's round trip: reserve, write the row,
+// async_submit, the completion. With 64, a burst from 64 clients: the batcher's cost per request when many wait,
+// which grows with what an arrival has to look at (with max_batch_size 1 the batcher keeps
+// max_queue_size + 2 staging buffers).
+template <int kBurst>
+void batcher_requests(benchmark::State& state, int max_batch_size) {
   constexpr std::int64_t kCols = 64;
   boost::asio::io_context io;
   IdentityModel model("identity", "1", max_batch_size);
@@ -247,43 +253,7 @@ void batcher_round_trip(benchmark::State& state, int max_batch_size) {
   const std::vector<float> row = tensor_values(kCols);
   const SubmitOptions options;
   for (auto _ : state) {
-    BatchTicket ticket;  // one per request, in the awaiting coroutine's frame in the server
-    if (Status status = batcher.reserve(shapes, options, ticket); !status) {
-      state.SkipWithError(status.message().c_str());
-      break;
-    }
-    std::memcpy(ticket.input(0).data(), row.data(), row.size() * sizeof(float));
-    Status result(Errc::internal, "no completion");
-    batcher.async_submit(ticket, options, [&result](Status s) { result = std::move(s); });
-    io.restart();
-    io.run();
-    if (!result) {
-      state.SkipWithError(result.message().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(ticket.outputs()[0].bytes().data());
-  }
-  state.SetItemsProcessed(state.iterations());
-}
-
-// 64 requests submitted at once (a burst from 64 clients), then run until every one is
-// answered: the batcher's cost per request when many wait, which grows with what an arrival
-// has to look at (with max_batch_size 1 the batcher keeps max_queue_size + 2 staging buffers).
-void batcher_burst(benchmark::State& state, int max_batch_size) {
-  constexpr std::int64_t kCols = 64;
-  constexpr int kBurst = 64;
-  boost::asio::io_context io;
-  IdentityModel model("identity", "1", max_batch_size);
-  CpuExecutor executor(1);
-  BatchPolicy policy;
-  policy.max_batch_size = max_batch_size;
-  policy.max_queue_delay = std::chrono::microseconds(0);
-  DynamicBatcher batcher(io.get_executor(), executor, model, policy);
-  const Shape shapes[] = {{1, kCols}};
-  const std::vector<float> row = tensor_values(kCols);
-  const SubmitOptions options;
-  for (auto _ : state) {
-    std::array<BatchTicket, kBurst> tickets;
+    std::array<BatchTicket, kBurst> tickets;  // in the awaiting coroutines' frames in the server
     int answered = 0;
     for (BatchTicket& ticket : tickets) {
       if (Status status = batcher.reserve(shapes, options, ticket); !status) {
@@ -296,9 +266,10 @@ void batcher_burst(benchmark::State& state, int max_batch_size) {
     io.restart();
     io.run();
     if (answered != kBurst) {
-      state.SkipWithError("a request of the burst failed");
+      state.SkipWithError("a request failed");
       return;
     }
+    benchmark::DoNotOptimize(tickets[0].outputs()[0].bytes().data());
   }
   state.SetItemsProcessed(state.iterations() * kBurst);
 }
@@ -361,68 +332,11 @@ void int8_linear(benchmark::State& state, LinearShape s, int m) {
   set_flops_counter(state, m, s);
 }
 
-// The peer: Y[m, n] = X[m, k] W[k, n], u8 x s8 -> s32, as Int8Linear's GEMM: a matmul primitive
-// created for exactly this m, weights reordered to the layout it prefers, user-mode scratchpad,
-// executed through the C API (the C++ one allocates an argument map per call). Nothing else:
-// no quantization, no epilogue.
-class OneDnnGemm {
- public:
-  OneDnnGemm(std::int64_t m, std::int64_t n, std::int64_t k)
-      : engine_(dnnl::engine::kind::cpu, 0),
-        stream_(engine_),
-        x_(static_cast<std::size_t>(m * k)),
-        y_(static_cast<std::size_t>(m * n)) {
-    using dt = dnnl::memory::data_type;
-    using dims = dnnl::memory::dims;
-    std::mt19937 rng(4);
-    std::uniform_int_distribution<int> u8(1, 255), s8(-127, 127);
-    for (auto& v : x_) v = static_cast<std::uint8_t>(u8(rng));
-    std::vector<std::int8_t> w(static_cast<std::size_t>(n * k));  // INT8 [n, k] row-major
-    for (auto& v : w) v = static_cast<std::int8_t>(s8(rng));
-
-    const dnnl::memory::desc src_md({m, k}, dt::u8, dims{k, 1});
-    const dnnl::memory::desc any_weights_md({k, n}, dt::s8, dnnl::memory::format_tag::any);
-    const dnnl::memory::desc dst_md({m, n}, dt::s32, dims{n, 1});
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_weights_md, dst_md), attr,
-                                          engine_);
-    impl_ = pd.impl_info_str();
-    matmul_ = dnnl::matmul(pd);
-    dnnl::memory user_weights(dnnl::memory::desc({k, n}, dt::s8, dims{1, k}), engine_, w.data());
-    weights_ = dnnl::memory(pd.weights_desc(), engine_);
-    dnnl::reorder(user_weights, weights_).execute(stream_, user_weights, weights_);
-    stream_.wait();
-    scratchpad_ = dnnl::memory(pd.scratchpad_desc(), engine_);
-    src_ = dnnl::memory(src_md, engine_, x_.data());
-    dst_ = dnnl::memory(dst_md, engine_, y_.data());
-  }
-
-  bool run() {
-    dnnl_exec_arg_t args[4] = {
-        {DNNL_ARG_SRC, src_.get()},
-        {DNNL_ARG_WEIGHTS, weights_.get()},
-        {DNNL_ARG_DST, dst_.get()},
-        {DNNL_ARG_SCRATCHPAD, scratchpad_.get()},
-    };
-    return dnnl_primitive_execute(matmul_.get(), stream_.get(), 4, args) == dnnl_success &&
-           dnnl_stream_wait(stream_.get()) == dnnl_success;
-  }
-  const std::int32_t* result() const noexcept { return y_.data(); }
-  const std::string& impl() const noexcept { return impl_; }  // oneDNN's kernel, by name
-
- private:
-  dnnl::engine engine_;
-  dnnl::stream stream_;
-  std::vector<std::uint8_t> x_;  // UINT8 [m, k] row-major
-  std::vector<std::int32_t> y_;  // INT32 [m, n] row-major
-  dnnl::matmul matmul_;
-  dnnl::memory weights_, scratchpad_, src_, dst_;
-  std::string impl_;
-};
-
+// The peer (onednn_gemm.hpp): the matmul primitive created for exactly this m.
 void onednn_gemm(benchmark::State& state, LinearShape s, int m) {
-  OneDnnGemm gemm(m, s.n, s.k);
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  std::mt19937 rng(4);
+  OneDnnGemm gemm(engine, m, s.n, s.k, /*runtime_m=*/false, rng);
   state.SetLabel(gemm.impl());
   for (auto _ : state) {
     if (!gemm.run()) {
@@ -520,11 +434,11 @@ std::vector<Comparison> register_benchmarks() {
   }
   for (const int max_batch_size : {1, 64}) {
     const std::string name = "batcher/round_trip/max_batch_size:" + std::to_string(max_batch_size);
-    benchmark::RegisterBenchmark(name.c_str(), batcher_round_trip, max_batch_size)
+    benchmark::RegisterBenchmark(name.c_str(), batcher_requests<1>, max_batch_size)
         ->Unit(benchmark::kMicrosecond)
         ->UseRealTime();
     const std::string burst = "batcher/burst_of_64/max_batch_size:" + std::to_string(max_batch_size);
-    benchmark::RegisterBenchmark(burst.c_str(), batcher_burst, max_batch_size)
+    benchmark::RegisterBenchmark(burst.c_str(), batcher_requests<64>, max_batch_size)
         ->Unit(benchmark::kMicrosecond)
         ->UseRealTime();
   }

@@ -70,6 +70,14 @@ void append_count(std::string& out, std::string_view key, std::uint64_t value) {
 
 std::uint64_t delta(std::uint64_t now, std::uint64_t before) { return now >= before ? now - before : 0; }
 
+// A window's answered requests: "requests_per_s", "success", "failure".
+void append_requests(std::string& out, std::uint64_t success, std::uint64_t failure,
+                     double seconds) {
+  append_field(out, "requests_per_s", static_cast<double>(success + failure) / seconds);
+  append_count(out, "success", success);
+  append_count(out, "failure", failure);
+}
+
 }  // namespace
 
 void take_stats_sample(const ModelRepository& repo, const Tenant* tenant, StatsSample& out) {
@@ -150,11 +158,7 @@ void write_stats_message(const StatsSample& before, const StatsSample& now, std:
     json_append_string(out, m.name);
     out += ",\"version\":";
     json_append_string(out, m.version);
-    const std::uint64_t success = delta(m.success, p.success);
-    const std::uint64_t failure = delta(m.failure, p.failure);
-    append_field(out, "requests_per_s", static_cast<double>(success + failure) / seconds);
-    append_count(out, "success", success);
-    append_count(out, "failure", failure);
+    append_requests(out, delta(m.success, p.success), delta(m.failure, p.failure), seconds);
     append_count(out, "rejected", delta(m.rejected, p.rejected));
     append_count(out, "expired", delta(m.expired, p.expired));
     append_count(out, "cancelled", delta(m.cancelled, p.cancelled));
@@ -194,11 +198,7 @@ void write_stats_message(const StatsSample& before, const StatsSample& now, std:
     if (i > 0) out += ',';
     out += "{\"name\":";
     json_append_string(out, g.name);
-    const std::uint64_t success = delta(g.success, p.success);
-    const std::uint64_t failure = delta(g.failure, p.failure);
-    append_field(out, "requests_per_s", static_cast<double>(success + failure) / seconds);
-    append_count(out, "success", success);
-    append_count(out, "failure", failure);
+    append_requests(out, delta(g.success, p.success), delta(g.failure, p.failure), seconds);
     append_field(out, "tokens_per_s",
                  static_cast<double>(delta(g.generation_tokens, p.generation_tokens)) / seconds);
     append_field(out, "prompt_tokens_per_s",

@@ -83,20 +83,24 @@ def read_stream(url, messages, stop):
         messages.append(("ended", str(e)))
 
 
+def log_config(default_toml, directory, log_keys):
+    """A copy of default_toml in `directory` (made) with `log_keys` (TOML lines) added to its
+    [log] table; returns the copy's path."""
+    os.mkdir(directory)
+    config = config_copy(default_toml, directory)
+    with open(config) as f:
+        text = f.read()
+    section = '[log]\nlevel = "info"\n'
+    assert section in text, f"{default_toml} has no [log] table as expected"
+    with open(config, "w") as f:
+        f.write(text.replace(section, section + log_keys, 1))
+    return config
+
+
 def main():
     binary, default_toml = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
-        with open(default_toml) as f:
-            base = f.read()
-        assert '[log]\nlevel = "info"\n' in base
-        json_config = os.path.join(tmp, "json")
-        os.mkdir(json_config)
-        config = config_copy(default_toml, json_config)
-        with open(config) as f:
-            text = f.read().replace('[log]\nlevel = "info"\n',
-                                    '[log]\nlevel = "info"\nformat = "json"\naccess = true\n', 1)
-        with open(config, "w") as f:
-            f.write(text)
+        config = log_config(default_toml, os.path.join(tmp, "json"), 'format = "json"\naccess = true\n')
         log_path = os.path.join(tmp, "server.log")
         llm = smollm2_installed(default_toml)
         with open(log_path, "w") as log_file:
@@ -107,14 +111,7 @@ def main():
             if proc.poll() is None:
                 proc.kill()
 
-        text_config = os.path.join(tmp, "text")
-        os.mkdir(text_config)
-        config = config_copy(default_toml, text_config)
-        with open(config) as f:
-            text = f.read().replace('[log]\nlevel = "info"\n',
-                                    '[log]\nlevel = "info"\naccess = true\n', 1)
-        with open(config, "w") as f:
-            f.write(text)
+        config = log_config(default_toml, os.path.join(tmp, "text"), "access = true\n")
         log_path = os.path.join(tmp, "server-text.log")
         with open(log_path, "w") as log_file:
             proc, url = start(binary, config, log_file)

@@ -1,5 +1,6 @@
 """API keys ([auth]) from third-party clients: the `openai` package, Triton's tritonclient,
-the `websockets` package, Python `requests` and curl, against coinfer-serve.
+the `websockets` package, Python `requests` and curl, against coinfer-serve; the stats stream
+shows a key only the models it may use.
 
 Usage: auth_test.py PATH/TO/coinfer-serve PATH/TO/configs/default.toml
 The default config is copied (asset paths made absolute) with three tenants added:
@@ -108,6 +109,31 @@ def check_requests_and_curl(address):
     print("requests and curl: 200 with the key, 401 without")
 
 
+def first_stats(address, key=None):
+    """(status, the first message of /v2/stats/stream) with `key`."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    with requests.get(f"http://{address}/v2/stats/stream", headers=headers, stream=True,
+                      timeout=30) as r:
+        if r.status_code != 200:
+            return r.status_code, None
+        for line in r.iter_lines(decode_unicode=True):
+            if line.startswith("data: "):
+                return r.status_code, json.loads(line[len("data: "):])
+    return r.status_code, None
+
+
+def check_stats_stream(address):
+    status, _ = first_stats(address)
+    assert status == 401, status
+    status, full = first_stats(address, FULL)
+    names = {m["name"] for m in full["models"]} | {g["name"] for g in full["generators"]}
+    assert status == 200 and {"digits", "identity", "minilm"} <= names, names
+    status, digits = first_stats(address, DIGITS)
+    assert status == 200 and [m["name"] for m in digits["models"]] == ["digits"], digits
+    assert digits["generators"] == [], digits["generators"]
+    print("stats stream: 401 without a key; a key limited to digits sees only digits")
+
+
 async def check_websockets(address):
     message = json.dumps({"model_name": "identity", "id": "w1", "inputs": [
         {"name": "INPUT0", "shape": [1, 2], "datatype": "FP32", "data": [1, 2]}]})
@@ -138,6 +164,7 @@ def main():
             check_openai(address)
             check_tritonclient(address)
             check_requests_and_curl(address)
+            check_stats_stream(address)
             asyncio.run(check_websockets(address))
         finally:
             proc.send_signal(signal.SIGTERM)

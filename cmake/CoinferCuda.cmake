@@ -17,6 +17,7 @@ endif()
 add_library(coinfer_cuda_objects OBJECT
   ${COINFER_ROOT}/src/ops/cuda/cuda_status.cpp
   ${COINFER_ROOT}/src/ops/cuda/cuda_memory.cpp
+  ${COINFER_ROOT}/src/ops/cuda/cuda_graph.cpp
   ${COINFER_ROOT}/src/ops/cuda/kernels.cu
   ${COINFER_ROOT}/src/ops/cuda/cublaslt_gemm.cpp
   ${COINFER_ROOT}/src/ops/cuda/int8_mlp.cpp

@@ -7,6 +7,7 @@
 #include <memory_resource>
 #include <random>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "coinfer/ops/cuda/cuda_status.hpp"
@@ -171,6 +172,45 @@ TEST_CASE("the executor's staging memory is page-locked and ordinary memory is n
               .ok());
   CHECK(p_direct == p_staged);
   CHECK(labels_direct == labels);
+}
+
+TEST_CASE("a replayed graph gives the bits of kernel-by-kernel launches and reads each input") {
+  std::mt19937 rng{19};
+  const auto layers = gpu_test::random_mlp(rng);
+  Int8Mlp graphed, direct;
+  REQUIRE(Int8Mlp::create(gpu_test::as_weights(layers), max_batch, graphed).ok());
+  REQUIRE(Int8Mlp::create(gpu_test::as_weights(layers), max_batch, direct).ok());
+  direct.set_graphs(false);
+  Int8Mlp::Scratch gs, ds;
+  REQUIRE(graphed.create_scratch(gs).ok());
+  REQUIRE(direct.create_scratch(ds).ok());
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  // m up, down and repeated: a repeat replays the graph captured before, on a new input.
+  for (int m : {5, 64, 5, 256, 64, 1, 5}) {
+    CAPTURE(m);
+    const auto x = gpu_test::random_floats(std::size_t(m) * 64, rng, 2.0f);
+    std::vector<float> pg(std::size_t(m) * 10), pd(pg.size());
+    std::vector<std::int64_t> lg(static_cast<std::size_t>(m)), ld(lg.size());
+    for (auto [mlp, sc, p, l] : {std::tuple{&graphed, &gs, &pg, &lg}, {&direct, &ds, &pd, &ld}}) {
+      REQUIRE(cudaMemcpyAsync(sc->input(), x.data(), x.size() * sizeof(float),
+                              cudaMemcpyHostToDevice, stream) == cudaSuccess);
+      const Status st = mlp->enqueue(*sc, m, stream);
+      REQUIRE_MESSAGE(st.ok(), st.message());
+      REQUIRE(cudaMemcpyAsync(p->data(), sc->probabilities(), p->size() * sizeof(float),
+                              cudaMemcpyDeviceToHost, stream) == cudaSuccess);
+      REQUIRE(cudaMemcpyAsync(l->data(), sc->labels(), l->size() * sizeof(std::int64_t),
+                              cudaMemcpyDeviceToHost, stream) == cudaSuccess);
+    }
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    CHECK(pg == pd);
+    CHECK(lg == ld);
+    std::vector<float> p_host;
+    std::vector<std::int64_t> labels_host;
+    gpu_test::int8_forward(layers, x.data(), m, p_host, labels_host);
+    CHECK(lg == labels_host);
+  }
+  cudaStreamDestroy(stream);
 }
 
 TEST_CASE("a batch larger than the network's max_batch is a clear error, and the next runs") {

@@ -123,6 +123,7 @@ Status Int8Mlp::create_scratch(Scratch& out) const {
   s.hidden_[1] = s.memory_.as<float>(offsets[5]);
   s.probabilities_ = s.memory_.as<float>(offsets[6]);
   s.labels_ = s.memory_.as<std::int64_t>(offsets[7]);
+  s.graphs_.resize(rows + 1);
   s.plans_.resize(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     if (auto status = GemmPlan::create(lt_, GemmKind::int8, max_batch_, layers_[i].n_padded,
@@ -144,6 +145,19 @@ Status Int8Mlp::enqueue(Scratch& scratch, int m, cudaStream_t stream) const {
     return Status::invalid("batch of " + std::to_string(m) + " outside 1.." +
                            std::to_string(max_batch_));
   }
+  if (!use_graphs_ || stream == nullptr) return enqueue_kernels(scratch, m, stream);
+  GraphExec& graph = scratch.graphs_[static_cast<std::size_t>(m)];
+  if (!graph) {
+    if (auto s = GraphExec::capture(
+            stream, [&] { return enqueue_kernels(scratch, m, stream); }, graph);
+        !s) {
+      return s;
+    }
+  }
+  return graph.launch(stream);
+}
+
+Status Int8Mlp::enqueue_kernels(Scratch& scratch, int m, cudaStream_t stream) const {
   const float* in = scratch.input_;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const Layer& l = layers_[i];

@@ -9,6 +9,7 @@
 #include "coinfer/core/status.hpp"
 #include "coinfer/ops/activation.hpp"
 #include "coinfer/ops/cuda/cublaslt_gemm.hpp"
+#include "coinfer/ops/cuda/cuda_graph.hpp"
 #include "coinfer/ops/cuda/cuda_memory.hpp"
 
 namespace coinfer::cuda {
@@ -26,7 +27,9 @@ struct LinearWeights {
 // A stack of INT8 linear layers followed by softmax + argmax, on the GPU. Per layer:
 //   quantize_rows_int8 (per row) -> cuBLASLt INT8 GEMM (INT32 accumulate)
 //   -> dequantize_bias_activation (row_scale x col_scale, bias, ReLU/GELU)
-// and after the last: softmax_argmax_rows. Everything is enqueued on the caller's stream.
+// and after the last: softmax_argmax_rows. Everything is enqueued on the caller's stream,
+// as a CUDA graph captured per lane and row count on first use and replayed after (one launch
+// instead of 3 per layer + 1; see GraphExec).
 //
 // Weights live on the device from create() on; each lane (stream) that runs the network has
 // its own Scratch, so lanes run it concurrently.
@@ -42,7 +45,8 @@ class Int8Mlp {
   //   probabilities FP32 [max_batch, classes]         D2H source
   //   labels      INT64 [max_batch]                   D2H source
   //   workspace   cuBLASLt workspace (workspace_bytes)
-  // and a GEMM plan per layer (plans are per stream; see GemmPlan).
+  // a GEMM plan per layer (plans are per stream; see GemmPlan) and the graphs captured on
+  // this lane, one per row count seen.
   class Scratch {
    public:
     float* input() const noexcept { return input_; }
@@ -60,6 +64,7 @@ class Int8Mlp {
     float* probabilities_ = nullptr;
     std::int64_t* labels_ = nullptr;
     std::vector<GemmPlan> plans_;
+    std::vector<GraphExec> graphs_;  // [max_batch + 1]
   };
 
   // cuBLASLt's workspace per lane; NVIDIA suggests 32 MiB on Hopper.
@@ -77,7 +82,13 @@ class Int8Mlp {
 
   // Runs the network over scratch.input()[0..m) and leaves probabilities and labels in the
   // scratch. 1 <= m <= max_batch. Asynchronous: the results are ready when `stream` is.
+  // The first call for an m on a scratch captures the graph (and runs it); the default
+  // stream (nullptr) cannot be captured and gets the kernels one by one.
   Status enqueue(Scratch& scratch, int m, cudaStream_t stream) const;
+
+  // Graphs on (the default) or off: off enqueues every kernel on every call (benchmarks
+  // compare the two).
+  void set_graphs(bool on) noexcept { use_graphs_ = on; }
 
   int in_features() const noexcept { return layers_.front().in_features; }
   int classes() const noexcept { return layers_.back().out_features; }
@@ -94,11 +105,14 @@ class Int8Mlp {
     std::size_t weight_offset, scale_offset, bias_offset;
   };
 
+  Status enqueue_kernels(Scratch& scratch, int m, cudaStream_t stream) const;
+
   CublasLt lt_;
   DeviceBuffer weights_;
   std::vector<Layer> layers_;
   int max_batch_ = 0;
   int max_k_padded_ = 0, max_n_padded_ = 0, max_width_ = 0;
+  bool use_graphs_ = true;
 };
 
 }  // namespace coinfer::cuda

@@ -44,7 +44,12 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   std::int64_t kv_cache_mib = 512, block_size = 16, max_num_seqs = 64, max_step_tokens = 256,
                max_model_len = 8192;
   bool chunked_prefill = true, prefix_caching = true, static_batching = false, optional = false;
+  LlamaOptions defaults;
+  double outlier_ratio = defaults.outlier_ratio;
+  std::int64_t max_outlier_channels = defaults.max_outlier_channels;
   options.string("precision", precision);
+  options.number("outlier_ratio", outlier_ratio, 1.0, 1e6);
+  options.integer("max_outlier_channels", max_outlier_channels, 0, 1 << 16);
   options.integer("kv_cache_mib", kv_cache_mib, 1, 1 << 20);
   options.integer("block_size", block_size, 1, 256);
   options.integer("max_num_seqs", max_num_seqs, 1, 4096);
@@ -107,6 +112,8 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   model_options.precision = precision == "fp32" ? LlamaPrecision::fp32 : LlamaPrecision::int8;
   model_options.block_size = static_cast<int>(block_size);
   model_options.max_step_tokens = static_cast<int>(max_step_tokens);
+  model_options.outlier_ratio = static_cast<float>(outlier_ratio);
+  model_options.max_outlier_channels = static_cast<int>(max_outlier_channels);
   const std::size_t block_bytes = LlamaModel::kv_block_bytes(shape, model_options.block_size);
   model_options.kv_blocks = static_cast<int>(
       std::max<std::size_t>(1, (static_cast<std::size_t>(kv_cache_mib) << 20) / block_bytes));

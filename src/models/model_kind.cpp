@@ -1,5 +1,7 @@
 #include "coinfer/models/model_kind.hpp"
 
+#include <sstream>
+
 namespace coinfer {
 
 const ParameterValue* ModelOptions::take(std::string_view key) {
@@ -23,6 +25,25 @@ void ModelOptions::integer(std::string_view key, std::int64_t& field, std::int64
     return fail(key, "must be within " + std::to_string(min) + ".." + std::to_string(max));
   }
   field = *number;
+}
+
+void ModelOptions::number(std::string_view key, double& field, double min, double max) {
+  const ParameterValue* value = take(key);
+  if (!value) return;
+  double number = 0;
+  if (const auto* real = std::get_if<double>(value)) {
+    number = *real;
+  } else if (const auto* integer = std::get_if<std::int64_t>(value)) {
+    number = static_cast<double>(*integer);
+  } else {
+    return fail(key, "expected a number");
+  }
+  if (!(number >= min && number <= max)) {  // NaN fails too
+    std::ostringstream range;
+    range << "must be within " << min << ".." << max;
+    return fail(key, range.str());
+  }
+  field = number;
 }
 
 void ModelOptions::boolean(std::string_view key, bool& field) {

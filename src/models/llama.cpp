@@ -382,6 +382,9 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
     }
     outlier_channels_ += w.head.outliers();
   }
+  // Every tensor was read to build the weights; from now on only token embeddings are, a row
+  // per token. Without this the whole file (98 MB for SmolLM2's Q4_1) stays resident.
+  file_.release_resident_pages();
   return {};
 }
 

@@ -28,6 +28,12 @@ class MappedFile {
     return {static_cast<const std::byte*>(address_), size_};
   }
 
+  // Drops the mapping's resident pages from this process (madvise MADV_DONTNEED): the data
+  // stays mapped and readable, and a page read later comes back from the page cache (or the
+  // file). For a file whose weights were copied out at load and only a little of which is
+  // read after.
+  void release_resident_pages() const noexcept;
+
  private:
   void* address_ = nullptr;
   std::size_t size_ = 0;

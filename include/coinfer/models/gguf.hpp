@@ -116,8 +116,12 @@ class GgufFile {
   Status dequantize_rows(const GgufTensor& tensor, std::int64_t first, std::int64_t count,
                          std::span<float> out) const;
 
+  // The file's pages leave this process's resident memory; tensors read later page back in
+  // (see MappedFile::release_resident_pages).
+  void release_resident_pages() const noexcept { mapping_.release_resident_pages(); }
+
  private:
-  MappedFile mapping_;  // open()'s file; empty after parse()
+  MappedFile mapping_;  // open()'s file; empty for a file parse() made from bytes
   std::string origin_;
   std::uint32_t version_ = 0;
   std::uint64_t alignment_ = 32;

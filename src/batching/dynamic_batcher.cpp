@@ -603,10 +603,11 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
   const auto rows = static_cast<std::int64_t>(buffer.used_rows);
   // The model's view of the buffer: one view per input over the staging rows, the rows'
   // offsets along the ragged dimension, and each row's request parameters.
-  std::vector<ConstTensorView> views(meta.inputs.size());
+  std::vector<ConstTensorView>& views = buffer.views;
+  views.resize(meta.inputs.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     views[i].dtype = meta.inputs[i].dtype;
-    views[i].shape.reserve(buffer.row_shapes[i].size() + 1);
+    views[i].shape.clear();
     views[i].shape.push_back(buffer.ragged[i] ? buffer.used_tokens : rows);
     views[i].shape.insert(views[i].shape.end(), buffer.row_shapes[i].begin(),
                           buffer.row_shapes[i].end());

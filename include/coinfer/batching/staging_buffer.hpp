@@ -63,7 +63,9 @@ struct StagingBuffer {
   std::chrono::steady_clock::time_point earliest_deadline =
       std::chrono::steady_clock::time_point::max();
   bool times_stale = false;
-  // Reused by each batch: the model's Batch view of this buffer.
+  // Reused by each batch: the model's Batch view of this buffer (one view per input, whose
+  // shapes keep their capacity from batch to batch).
+  std::vector<ConstTensorView> views;
   std::vector<std::int64_t> offsets;
   std::vector<const Parameters*> row_parameters;
 

@@ -8,13 +8,23 @@
 // where they come from, run it under heaptrack:
 //
 //   build/bench/coinfer-alloc-count
-//   heaptrack build/bench/coinfer-alloc-count && heaptrack_print -f heaptrack.*.zst
+//   build/bench/coinfer-alloc-count --trace | c++filt
+//
+// --trace: after the count, one more request with each allocation's call stack recorded
+// (backtrace(), into fixed storage: no allocation of its own), printed as function+offset
+// lines per allocation (dladdr names only exported and global symbols; for file:line, add
+// -g and pass the offsets to addr2line). heaptrack cannot see these allocations: this
+// program's malloc comes before its preload.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+#include <execinfo.h>
+
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <cerrno>
@@ -37,8 +47,45 @@ namespace {
 std::atomic<bool> counting{false};
 std::atomic<std::uint64_t> allocations{0};
 
-void count() {
+// --trace: the stacks of the allocations of one request, any thread's.
+constexpr int kMaxTraced = 128;
+constexpr int kTraceDepth = 28;
+std::atomic<bool> tracing{false};
+std::atomic<int> traced{0};
+void* stacks[kMaxTraced][kTraceDepth];
+int depths[kMaxTraced];
+std::size_t sizes[kMaxTraced];
+thread_local bool in_backtrace = false;
+
+void count(std::size_t size) {
   if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  if (tracing.load(std::memory_order_relaxed) && !in_backtrace) {
+    const int slot = traced.fetch_add(1, std::memory_order_relaxed);
+    if (slot < kMaxTraced) {
+      in_backtrace = true;
+      depths[slot] = backtrace(stacks[slot], kTraceDepth);
+      sizes[slot] = size;
+      in_backtrace = false;
+    }
+  }
+}
+
+void print_traces() {
+  const int n = std::min(traced.load(), kMaxTraced);
+  std::printf("\n%d allocations in one traced request:\n", traced.load());
+  for (int i = 0; i < n; ++i) {
+    std::printf("-- allocation %d: %zu bytes\n", i + 1, sizes[i]);
+    for (int f = 2; f < depths[i]; ++f) {  // past count() and malloc
+      Dl_info info{};
+      if (dladdr(stacks[i][f], &info) != 0 && info.dli_sname != nullptr) {
+        std::printf("   %s+0x%tx\n", info.dli_sname,
+                    static_cast<const char*>(stacks[i][f]) - static_cast<const char*>(info.dli_saddr));
+      } else if (info.dli_fname != nullptr) {
+        std::printf("   %s+0x%tx\n", info.dli_fname,
+                    static_cast<const char*>(stacks[i][f]) - static_cast<const char*>(info.dli_fbase));
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -53,27 +100,27 @@ void* __libc_memalign(std::size_t, std::size_t);
 void __libc_free(void*);
 
 void* malloc(std::size_t n) {
-  count();
+  count(n);
   return __libc_malloc(n);
 }
 void* calloc(std::size_t n, std::size_t size) {
-  count();
+  count(n * size);
   return __libc_calloc(n, size);
 }
 void* realloc(void* p, std::size_t n) {
-  count();
+  count(n);
   return __libc_realloc(p, n);
 }
 void* aligned_alloc(std::size_t alignment, std::size_t n) {
-  count();
+  count(n);
   return __libc_memalign(alignment, n);
 }
 void* memalign(std::size_t alignment, std::size_t n) {
-  count();
+  count(n);
   return __libc_memalign(alignment, n);
 }
 int posix_memalign(void** out, std::size_t alignment, std::size_t n) {
-  count();
+  count(n);
   *out = __libc_memalign(alignment, n);
   return *out ? 0 : ENOMEM;
 }
@@ -141,7 +188,12 @@ std::string infer_request() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool trace = argc > 1 && std::string_view(argv[1]) == "--trace";
+  if (trace) {  // backtrace() loads its unwinder on first use: not inside a traced request
+    void* warm[4];
+    (void)backtrace(warm, 4);
+  }
   boost::asio::io_context io;
   ModelRepository repository;
   CpuExecutor executor(1);
@@ -171,12 +223,18 @@ int main() {
     counting = true;
     for (int i = 0; i < kRequests; ++i) ok += client.exchange(request) ? 1 : 0;
     counting = false;
+    if (trace) {
+      tracing = true;
+      ok += client.exchange(request) ? 1 : 0;
+      tracing = false;
+    }
   }
   const auto counted = allocations.load();
   server.stop();
   io_thread.join();
   std::printf("%d of %d requests answered 200; %llu allocations over the last %d (%.2f per request)\n",
-              ok, 200 + kRequests, static_cast<unsigned long long>(counted), kRequests,
+              ok, 200 + kRequests + (trace ? 1 : 0), static_cast<unsigned long long>(counted), kRequests,
               static_cast<double>(counted) / kRequests);
-  return ok == 200 + kRequests ? 0 : 1;
+  if (trace) print_traces();
+  return ok == 200 + kRequests + (trace ? 1 : 0) ? 0 : 1;
 }

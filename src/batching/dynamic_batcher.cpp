@@ -51,10 +51,13 @@ bool has_ragged_input(const ModelMetadata& meta) {
 
 // The per-unit shape of an input: past the batch dimension, and past the ragged dimension
 // of a ragged input.
-Shape unit_shape(const TensorSpec& spec, const Shape& shape) {
+// A view of `shape`: nothing is allocated on the request path.
+std::span<const std::int64_t> unit_shape(const TensorSpec& spec, const Shape& shape) {
   const std::size_t skip = spec.ragged ? 2 : 1;
-  return shape.size() < skip ? Shape{} : Shape(shape.begin() + skip, shape.end());
+  if (shape.size() < skip) return {};
+  return std::span<const std::int64_t>(shape).subspan(skip);
 }
+
 
 }  // namespace
 
@@ -105,7 +108,7 @@ DynamicBatcher::DynamicBatcher(asio::any_io_executor io, Executor& executor, Mod
       buffer->ragged.push_back(spec.ragged ? 1 : 0);
       // Fixed unit shape ([-1, 64], or a ragged [-1, -1]): the memory is taken now, not on the
       // serving path. A ragged model's dense inputs must have a fixed row shape.
-      const Shape unit = unit_shape(spec, spec.shape);
+      const auto unit = unit_shape(spec, spec.shape);
       const bool fixed =
           spec.dtype != DType::Bytes &&
           std::all_of(unit.begin(), unit.end(), [](std::int64_t d) { return d >= 0; });
@@ -311,11 +314,12 @@ StagingBuffer* DynamicBatcher::place(std::span<const Shape> input_shapes, int pr
     b->row_shapes.resize(input_shapes.size());
     b->row_bytes.resize(input_shapes.size());
     for (std::size_t i = 0; i < input_shapes.size(); ++i) {
-      b->row_shapes[i] = unit_shape(specs[i], input_shapes[i]);
+      const auto row_shape = unit_shape(specs[i], input_shapes[i]);
+      b->row_shapes[i].assign(row_shape.begin(), row_shape.end());  // keeps its capacity
       b->row_bytes[i] =
           static_cast<std::size_t>(element_count(b->row_shapes[i])) * element_size(specs[i].dtype);
       // Fixed unit shapes: all the capacity taken at construction. Variable: these rows.
-      const Shape unit = unit_shape(specs[i], specs[i].shape);
+      const auto unit = unit_shape(specs[i], specs[i].shape);
       const bool fixed =
           std::all_of(unit.begin(), unit.end(), [](std::int64_t d) { return d >= 0; });
       const auto units = specs[i].ragged ? static_cast<std::size_t>(max_batch_tokens_)

@@ -2,7 +2,7 @@
 
 namespace coinfer {
 
-std::int64_t element_count(const Shape& shape) noexcept {
+std::int64_t element_count(std::span<const std::int64_t> shape) noexcept {
   bool empty = false;
   for (auto dim : shape) {
     if (dim < 0) return -1;

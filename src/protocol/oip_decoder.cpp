@@ -364,12 +364,14 @@ Status decode_data(od::array& array, DType dtype, void* data, const Shape& shape
 
 // ---- the request ---------------------------------------------------------------------------
 
-Status decode_string(od::value& value, std::string path, std::string_view& out) {
+// `path()` names the value in an error; it is called only then (no string per field read).
+template <class Path>
+Status decode_string(od::value& value, Path&& path, std::string_view& out) {
   if (value.get_string().get(out)) {
     od::json_type type;
     if (auto error = value.type().get(type)) return json_error(error);
     if (type == od::json_type::string) return json_error(value.get_string().error());
-    return Status::invalid(std::move(path) + ": expected a string, got " +
+    return Status::invalid(std::string(path()) + ": expected a string, got " +
                            std::string(type_name(type)));
   }
   return {};
@@ -569,7 +571,7 @@ class RequestDecoder {
         if (has_id) return Status::invalid("id: duplicate key");
         has_id = true;
         std::string_view id;
-        status = decode_string(value, "id", id);
+        status = decode_string(value, [] { return "id"; }, id);
         out_.id.assign(id);
       } else if (key == "parameters") {
         if (has_parameters) return Status::invalid("parameters: duplicate key");
@@ -631,10 +633,11 @@ class RequestDecoder {
       Status status;
       if (key == "name") {
         fields.has_name = true;
-        status = decode_string(value, input_path(index, "name"), fields.name);
+        status = decode_string(value, [&] { return input_path(index, "name"); }, fields.name);
       } else if (key == "datatype") {
         fields.has_datatype = true;
-        status = decode_string(value, input_path(index, "datatype"), fields.datatype);
+        status =
+            decode_string(value, [&] { return input_path(index, "datatype"); }, fields.datatype);
       } else if (key == "shape") {
         fields.has_shape = true;
         fields.shape.clear();
@@ -817,7 +820,9 @@ class RequestDecoder {
           if (Status status = skip_value(v); !status) return status;
           continue;
         }
-        if (Status status = decode_string(v, path + ".name", name); !status) return status;
+        if (Status status = decode_string(v, [&] { return path + ".name"; }, name); !status) {
+          return status;
+        }
         has_name = true;
       }
       if (!has_name) return Status::invalid(path + ".name: missing");

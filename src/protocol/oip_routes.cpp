@@ -35,15 +35,20 @@ void fail(HttpResponse& res, const Status& status) {
   if (status.code() == Errc::unavailable) res.headers.emplace_back("Retry-After", "1");
 }
 
-// The media type of Content-Type, lower case, without parameters or blanks.
-std::string media_type(std::string_view content_type) {
+// Whether Content-Type's media type (before any parameters, blanks ignored) is `expected`
+// (lower case), compared case-insensitively without a copy.
+bool media_type_is(std::string_view content_type, std::string_view expected) {
   const auto media = content_type.substr(0, content_type.find(';'));
-  std::string lowered;
+  std::size_t at = 0;
   for (char ch : media) {
-    if (ch != ' ' && ch != '\t')
-      lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ch == ' ' || ch == '\t') continue;
+    if (at == expected.size() ||
+        std::tolower(static_cast<unsigned char>(ch)) != static_cast<unsigned char>(expected[at])) {
+      return false;
+    }
+    ++at;
   }
-  return lowered;
+  return at == expected.size();
 }
 
 Endpoint* find_model(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
@@ -186,9 +191,9 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
     json = req.body.substr(0, length);
     binary = std::as_bytes(std::span(req.body.data() + length, req.body.size() - length));
   }
-  const std::string media = media_type(req.header("Content-Type"));
-  if (!(media.empty() || media == "application/json" ||
-        (!header_length.empty() && media == "application/octet-stream"))) {
+  const std::string_view content_type = req.header("Content-Type");
+  if (!(media_type_is(content_type, "") || media_type_is(content_type, "application/json") ||
+        (!header_length.empty() && media_type_is(content_type, "application/octet-stream")))) {
     res.error(415,
               "Content-Type must be application/json (or application/octet-stream with "
               "Inference-Header-Content-Length), got '" +

@@ -234,8 +234,8 @@ TEST_CASE("element counts past int64 are refused, and an empty tensor counts 0 w
                 file)
               .ok());
   CHECK(element_count(file.tensor("w")->shape) == 0);
-  CHECK(element_count({3037000500, 3037000500}) == -1);  // past int64: no overflow, -1
-  CHECK(element_count({}) == 1);
+  CHECK(element_count(Shape{3037000500, 3037000500}) == -1);  // past int64: no overflow, -1
+  CHECK(element_count(Shape{}) == 1);
 }
 
 TEST_CASE("a missing file is reported as not found") {

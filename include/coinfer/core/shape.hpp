@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,10 @@ using Shape = std::vector<std::int64_t>;
 
 // Product of the dimensions (1 for a scalar shape [], 0 if any dimension is 0); -1 if any
 // dimension is negative or the product does not fit in int64.
-std::int64_t element_count(const Shape& shape) noexcept;
+std::int64_t element_count(std::span<const std::int64_t> dims) noexcept;
+inline std::int64_t element_count(const Shape& shape) noexcept {
+  return element_count(std::span<const std::int64_t>(shape));
+}
 
 // "[2, 64]"
 std::string to_string(const Shape& shape);

@@ -53,6 +53,18 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def server_config(a):
+    """The [server], [log] and [compute] sections both modes serve their two models under."""
+    return f"""
+[server]
+io_threads = {a.io_threads}
+[log]
+level = "warn"
+[compute]
+threads = {a.compute_threads}
+"""
+
+
 def start_server(binary, config, log_path):
     """(process, "HOST:PORT") once coinfer-serve printed its listening line; its log (stderr)
     goes to log_path, whose end is shown if it does not come up."""
@@ -160,14 +172,7 @@ def main():
     weights = os.path.join(ROOT, "assets", "digits_mlp", "model.safetensors")
     x, y = load_split(os.path.join(ROOT, "assets", "digits_mlp", "test_split.safetensors"))
     models = {"digits_cpu": "cpu", "digits_cuda": a.device}
-    config = f"""
-[server]
-io_threads = {a.io_threads}
-[log]
-level = "warn"
-[compute]
-threads = {a.compute_threads}
-"""
+    config = server_config(a)
     for name, device in models.items():
         config += f"""
 [models.{name}]
@@ -243,6 +248,10 @@ def load(a, address, body_path):
                       f"p50_us={r['latency_us']['p50']} p99_us={r['latency_us']['p99']} "
                       f"errors={r['errors']} mean_batch={mean_batch:.1f}")
                 ok = ok and r["errors"] == 0
+                if not r.get("ok"):
+                    print(f"e2e error model={model} concurrency={c} no request completed "
+                          f"within --duration-s {a.duration_s:g}")
+                    ok = False
     for c in (int(v) for v in a.concurrency.split(",")):
         cpu, gpu = best.get(("digits_cpu", c), 0.0), best.get(("digits_cuda", c), 0.0)
         ratio = gpu / cpu if cpu else 0.0
@@ -440,6 +449,10 @@ def minilm_load(a, address, tmp, sentences):
                           f"errors={r['errors']} by_status={json.dumps(r.get('errors_by_status', {}))}",
                           flush=True)
                     ok = False
+                if not r.get("ok"):
+                    print(f"e2e error model={model} concurrency={c} round={rnd} no request "
+                          f"completed within --duration-s {a.duration_s:g}", flush=True)
+                    ok = False
     best_cuda = 0.0
     for c in (int(v) for v in a.concurrency.split(",")):
         cpu, gpu = best.get(("minilm_cpu", c), 0.0), best.get(("minilm_cuda", c), 0.0)
@@ -511,14 +524,7 @@ def minilm_main(a):
     reference = [c["embedding"] for c in cases]
     sentences = minilm_bench_sentences()
     models = {"minilm_cpu": "cpu", "minilm_cuda": a.device}
-    config = f"""
-[server]
-io_threads = {a.io_threads}
-[log]
-level = "warn"
-[compute]
-threads = {a.compute_threads}
-"""
+    config = server_config(a)
     for name, device in models.items():
         config += f"""
 [models.{name}]

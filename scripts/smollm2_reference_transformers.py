@@ -82,12 +82,14 @@ import math
 import platform
 import re
 import subprocess
-import sys
 import time
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+
+# The fixture is written as smollm2_reference.py writes reference.json (same folder).
+from smollm2_reference import _cpu_model, _dump
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 THREADS = 2
@@ -478,24 +480,6 @@ def _debian_version(package):
         return proc.stdout.strip() or None
     except OSError:
         return None
-
-
-def _cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
-def _dump(obj):
-    """JSON with each long list of numbers on one line, everything else indented."""
-    text = json.dumps(obj, indent=1, ensure_ascii=False)
-    # json.dumps(indent) puts every list element on its own line; fold number lists back.
-    return re.sub(r"\[\s*((?:-?[0-9.e+-]+,\s*)*-?[0-9.e+-]+)\s*\]",
-                  lambda m: "[" + re.sub(r",\s+", ",", m.group(1)) + "]", text) + "\n"
 
 
 if __name__ == "__main__":

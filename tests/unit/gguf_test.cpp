@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,6 +22,21 @@ std::vector<float> random_values(std::size_t n, std::uint32_t seed, float scale 
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
+}
+
+// Resident kB of this process's mapping of `path` (/proc/self/smaps), -1 if it is not mapped.
+long resident_kb(const std::filesystem::path& path) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool in_mapping = false;
+  while (std::getline(smaps, line)) {
+    if (line.ends_with(path.string())) {
+      in_mapping = true;
+    } else if (in_mapping && line.starts_with("Rss:")) {
+      return std::stol(line.substr(4));
+    }
+  }
+  return -1;
 }
 
 Status parse(const std::vector<std::byte>& bytes, GgufFile& out) {
@@ -181,6 +198,28 @@ TEST_CASE("GGUF files are written to disk and opened through mmap") {
   GgufFile moved = std::move(f);
   REQUIRE(moved.dequantize(*moved.tensor("t"), out).ok());
   CHECK(GgufFile::open("/nonexistent/x.gguf", f).code() == Errc::not_found);
+}
+
+TEST_CASE("a GGUF file's pages leave the process's memory when released, and read back") {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("coinfer_gguf_release_" + std::to_string(::getpid()) + ".gguf");
+  GgufWriter w;
+  const auto values = random_values(1024 * 256, 5);  // 1 MiB of F32
+  w.add_tensor("t", {256, 1024}, GgmlType::f32, values);
+  REQUIRE(w.write(path).ok());
+  GgufFile f;
+  REQUIRE(GgufFile::open(path, f).ok());
+  std::vector<float> out(values.size());
+  REQUIRE(f.dequantize(*f.tensor("t"), out).ok());  // every page read
+  CHECK(resident_kb(path) >= 1024);
+  f.release_resident_pages();
+  CHECK(resident_kb(path) == 0);
+  std::vector<float> row(256);
+  // Still mapped and readable: pages come back on demand (how many one read maps depends on
+  // the filesystem's page-cache folios, so that is not checked).
+  REQUIRE(f.dequantize_rows(*f.tensor("t"), 1000, 1, row).ok());
+  CHECK(std::equal(row.begin(), row.end(), values.begin() + 1000 * 256));
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("malformed GGUF files are refused with the place named") {

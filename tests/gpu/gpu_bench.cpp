@@ -190,8 +190,8 @@ int main() {
   DeviceBuffer workspace;
   if (!check(CublasLt::create(lt)) || !check(DeviceBuffer::allocate(32 << 20, workspace))) return 1;
 
-  // The digits MLP's layers (10 classes padded to 12 for INT8; 16 to see what another
-  // padding would give), then a large square GEMM.
+  // The digits MLP's layers (10 classes: Int8Mlp pads them to 16; 12, the smallest INT8
+  // width, to compare), then a large square GEMM.
   const int layers[][2] = {{256, 64}, {256, 256}, {12, 256}, {16, 256}};
   for (int m : {1, 64, 256, 1024}) {
     for (const auto& [n, k] : layers) bench_gemm(lt, stream, workspace, m, n, k);

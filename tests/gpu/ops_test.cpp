@@ -93,7 +93,8 @@ TEST_CASE("the INT8 cuBLASLt GEMM is exact at the MLP's shapes and odd batch siz
   REQUIRE(CublasLt::create(lt).ok());
   DeviceBuffer workspace;
   REQUIRE(DeviceBuffer::allocate(4 << 20, workspace).ok());
-  const int shapes[][2] = {{256, 64}, {256, 256}, {12, 256}};  // {n_padded, k_padded}
+  // {n_padded, k_padded}: the digits MLP's (its head padded to 16), and N = 12, the smallest
+  const int shapes[][2] = {{256, 64}, {256, 256}, {16, 256}, {12, 256}};
   for (const auto& [n, k] : shapes) {
     GemmPlan plan;
     REQUIRE(

@@ -14,6 +14,12 @@ int pad4(int v) {
   return (v + 3) / 4 * 4;
 }
 
+// Output features are padded further: on an H200 cuBLASLt's INT8 GEMM at N = 16 takes half the
+// time it takes at N = 12 (the digits head's 10 classes; docs/GPU.md), for 4 more zero rows.
+int pad16(int v) {
+  return (v + 15) / 16 * 16;
+}
+
 }  // namespace
 
 Status Int8Mlp::create(std::span<const LinearWeights> layers, int max_batch, Int8Mlp& out) {
@@ -42,7 +48,7 @@ Status Int8Mlp::create(std::span<const LinearWeights> layers, int max_batch, Int
     }
     Layer d{l.out_features,
             l.in_features,
-            pad4(l.out_features),
+            pad16(l.out_features),
             pad4(l.in_features),
             l.activation,
             0,

@@ -74,7 +74,7 @@ class Int8Mlp {
   static constexpr int max_in_features = 65536;
 
   // Quantizes each layer's weights per output channel (scale = max|W_c| / 127) on the host,
-  // pads out/in features to multiples of 4 with zeros and uploads them (synchronously).
+  // pads out features to multiples of 16 and in features to multiples of 4 with zeros and uploads them (synchronously).
   // Layer i's in_features must equal layer i-1's out_features.
   static Status create(std::span<const LinearWeights> layers, int max_batch, Int8Mlp& out);
 

@@ -1,6 +1,7 @@
 #include "coinfer/batching/dynamic_batcher.hpp"
 
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <cassert>
 #include <cstring>
@@ -28,8 +29,43 @@ double seconds(std::chrono::steady_clock::duration d) {
 
 // --- BatchTicket ----------------------------------------------------------------------------
 
+namespace {
+
+// Output tensors given back by this thread's finished tickets, for its next ones: at most
+// kSpareCount sets and kSpareBytes of tensor storage per thread; a larger set is freed.
+constexpr std::size_t kSpareCount = 256;
+constexpr std::size_t kSpareBytes = 4 << 20;
+
+struct SpareOutputs {
+  std::vector<std::vector<Tensor>> sets;
+  std::size_t bytes = 0;
+};
+thread_local SpareOutputs spare_outputs;
+
+std::size_t storage_bytes(const std::vector<Tensor>& outputs) {
+  std::size_t bytes = 0;
+  for (const Tensor& t : outputs) bytes += t.capacity_bytes();
+  return bytes;
+}
+
+}  // namespace
+
+BatchTicket::BatchTicket() {
+  auto& spare = spare_outputs;
+  if (spare.sets.empty()) return;
+  outputs_.swap(spare.sets.back());
+  spare.sets.pop_back();
+  spare.bytes -= storage_bytes(outputs_);
+}
+
 BatchTicket::~BatchTicket() {
   if (batcher_ && (state_ == State::reserved || state_ == State::queued)) batcher_->release(*this);
+  if (outputs_.capacity() == 0) return;
+  auto& spare = spare_outputs;
+  const std::size_t bytes = storage_bytes(outputs_);
+  if (spare.sets.size() >= kSpareCount || spare.bytes + bytes > kSpareBytes) return;
+  spare.sets.push_back(std::move(outputs_));
+  spare.bytes += bytes;
 }
 
 std::span<std::byte> BatchTicket::input(std::size_t i) {
@@ -550,7 +586,9 @@ void DynamicBatcher::maybe_flush_locked(bool yielded) {
     // A partial batch at a free executor: flush once the I/O threads have run what they have
     // queued (their requests join it), not now and not after a delay.
     flush_posted_ = true;
-    asio::post(strand_, [this] {
+    // On the I/O executor itself, not the strand (the flush only takes the lock): posted
+    // from an I/O thread, its memory comes from that thread's Asio recycling cache.
+    asio::post(strand_.get_inner_executor(), [this] {
       std::lock_guard lock(mutex_);
       flush_posted_ = false;
       maybe_flush_locked(/*yielded=*/true);
@@ -592,13 +630,25 @@ void DynamicBatcher::on_timer() {
 // safe under the lock. The ticket may be destroyed as soon as the handler runs.
 void DynamicBatcher::complete(BatchTicket& ticket, Status status) {
   auto executor = std::move(ticket.handler_executor_);
-  asio::post(executor, [handler = std::move(ticket.handler_), status = std::move(status),
-                        slot = std::exchange(ticket.caller_slot_, {}), work = executor]() mutable {
+  auto deliver = [handler = std::move(ticket.handler_), status = std::move(status),
+                  slot = std::exchange(ticket.caller_slot_, {}), work = executor]() mutable {
     // The caller's slot outlives this request, and what async_submit chained to it points at
     // the ticket. Cleared here, on the caller's executor, where the slot is emitted.
     if (slot.is_connected()) slot.clear();
     std::move(handler)(std::move(status));
-  });
+  };
+  // The usual caller is a coroutine on an io_context (one I/O thread): its executor then takes
+  // the ticket's memory for the operation, and the hop costs no allocation. The op's memory is
+  // freed before `deliver` runs, and the ticket lives in the frame that `deliver` resumes.
+  using TrackedIo = decltype(asio::prefer(std::declval<asio::io_context::executor_type>(),
+                                          asio::execution::outstanding_work.tracked));
+  if (const auto* io = executor.target<TrackedIo>()) {
+    asio::require(*io, asio::execution::blocking.never,
+                  asio::execution::allocator(HandlerAllocator<void>(ticket.completion_memory_)))
+        .execute(std::move(deliver));
+    return;
+  }
+  asio::post(executor, std::move(deliver));
 }
 
 void DynamicBatcher::run_batch(StagingBuffer& buffer) {
@@ -659,9 +709,10 @@ void DynamicBatcher::run_batch(StagingBuffer& buffer) {
       t->outputs_.resize(buffer.outputs.size());
       for (std::size_t j = 0; j < buffer.outputs.size(); ++j) {
         const Tensor& out = buffer.outputs[j];
-        Shape shape = out.shape();
+        Shape& shape = buffer.output_shape;  // reused: no allocation once warmed up
+        shape.assign(out.shape().begin(), out.shape().end());
         shape[0] = t->rows_;
-        t->outputs_[j].resize(out.dtype(), std::move(shape));
+        t->outputs_[j].resize(out.dtype(), std::span<const std::int64_t>(shape));
         if (out.dtype() == DType::Bytes) {
           const auto per_row = out.strings().size() / static_cast<std::size_t>(rows);
           std::copy_n(out.strings().begin() + static_cast<std::ptrdiff_t>(per_row * t->row_),

@@ -12,13 +12,13 @@
 #include <atomic>
 #include <charconv>
 #include <boost/asio.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <chrono>
 #include <list>
+#include <memory_resource>
 #include <mutex>
 #include <random>
 
@@ -290,8 +290,6 @@ struct HttpServer::State : std::enable_shared_from_this<State> {
   asio::awaitable<void> serve(Connection& c, Stream& io);
   asio::awaitable<void> reject(tcp::socket socket);
   template <class Stream>
-  asio::awaitable<void> watch_disconnect(Connection& c, Stream& io, beast::flat_buffer& buffer);
-  template <class Stream>
   asio::awaitable<void> write_error(Connection& c, Stream& io, http::status status,
                                     std::string_view message, unsigned version);
   bool admit(std::string_view authorization, HttpRequest& request, TenantPermit& permit,
@@ -329,7 +327,11 @@ asio::awaitable<void> HttpServer::State::accept_loop() {
     }
     if (connection) {
       auto ex = connection->stream.get_executor();
-      asio::co_spawn(ex, session(std::move(connection)), asio::detached);
+      // The connection's signal cancels what the session awaits: its disconnect watch emits
+      // it when the peer leaves while a handler runs.
+      auto slot = connection->cancel.slot();
+      asio::co_spawn(ex, session(std::move(connection)),
+                     asio::bind_cancellation_slot(slot, asio::detached));
     } else {
       auto ex = socket.get_executor();
       asio::co_spawn(ex, reject(std::move(socket)), asio::detached);
@@ -337,18 +339,30 @@ asio::awaitable<void> HttpServer::State::accept_loop() {
   }
 }
 
-// Runs beside a suspended handler: returns when the peer closes the connection, which cancels
-// the handler (a queued request is then dropped before compute). Bytes of a pipelined next
-// request are kept in `buffer` for the session loop.
+// A read beside a suspended async handler. If the peer closes the connection, the session's
+// cancellation signal cancels the handler (a queued request is then dropped before compute);
+// bytes of a pipelined next request are kept in the session's buffer. A completion handler,
+// not a coroutine: it costs one recycled Asio operation and no frames.
+struct DisconnectWatch {
+  bool pending = false;    // the read has not completed yet
+  bool peer_gone = false;  // it ended with the connection closed (or broken)
+};
+
 template <class Stream>
-asio::awaitable<void> HttpServer::State::watch_disconnect(Connection& c, Stream& io,
-                                                          beast::flat_buffer& buffer) {
+void start_watch(Connection& c, Stream& io, beast::flat_buffer& buffer, DisconnectWatch& watch) {
+  watch.pending = true;
+  watch.peer_gone = false;
   c.stream.expires_never();
-  auto [ec, n] = co_await io.async_read_some(buffer.prepare(4096), use_tuple);
-  if (ec) co_return;
-  buffer.commit(n);
-  asio::steady_timer until_cancelled(c.stream.get_executor(), asio::steady_timer::time_point::max());
-  co_await until_cancelled.async_wait(use_tuple);
+  io.async_read_some(buffer.prepare(4096),
+                     [&c, &buffer, &watch](beast::error_code ec, std::size_t n) {
+                       watch.pending = false;
+                       if (!ec) {
+                         buffer.commit(n);
+                       } else if (ec != asio::error::operation_aborted) {
+                         watch.peer_gone = true;
+                         c.cancel.emit(asio::cancellation_type::terminal);
+                       }
+                     });
 }
 
 // Over max_connections: answer 503 at once and close, without reading anything. With TLS the
@@ -471,6 +485,10 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
   RequestTrace trace;
   const auto read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
   ReadWatchdog read_watchdog(c.stream.get_executor());
+  // The parsed request's fields and target, in this frame: a usual request's headers fit, and
+  // larger ones (up to max_header_bytes) take heap blocks that the next request gives back.
+  std::array<std::byte, 2048> header_storage;
+  std::pmr::monotonic_buffer_resource header_arena(header_storage.data(), header_storage.size());
 
   for (;;) {
     // Idle: wait for the first bytes of the next request. Only here may stop() close us.
@@ -485,7 +503,10 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
     c.idle = false;
     trace.received = Clock::now();
 
-    http::request_parser<http::string_body> parser;
+    header_arena.release();  // the last request's parser is gone
+    http::request_parser<http::string_body, RequestFields::allocator_type> parser(
+        std::piecewise_construct, std::make_tuple(),
+        std::make_tuple(RequestFields::allocator_type(&header_arena)));
     parser.header_limit(static_cast<std::uint32_t>(config.max_header_bytes));
     parser.body_limit(config.max_body_bytes);
     // The whole request must arrive within read_timeout_ms. A watchdog cancels the read
@@ -591,32 +612,48 @@ asio::awaitable<void> HttpServer::State::serve(Connection& c, Stream& io) {
     request.body_capacity = body.capacity();
 
     const Handler* async_handler = nullptr;
-    bool peer_gone = false;
+    DisconnectWatch watch;
     ChunkedWriter<Stream> writer(c, io, std::chrono::milliseconds(config.write_timeout_ms), version,
                                  req.keep_alive() && !c.stopping, trace);
     response.stream = &writer;
+    bool threw = false;  // the handler threw (`what`): a 500, unless its answer is half out
+    std::string what;
     try {
       if (admitted) dispatch(request, response, async_handler);
       if (async_handler) {
-        using namespace asio::experimental::awaitable_operators;
-        auto winner = co_await (std::get<AsyncHandler>(*async_handler)(request, response) ||
-                                watch_disconnect(c, io, buffer));
-        peer_gone = winner.index() == 1;
+        start_watch(c, io, buffer, watch);
+        co_await std::get<AsyncHandler>(*async_handler)(request, response);
       }
     } catch (const std::exception& e) {
+      threw = true;
+      what = e.what();
+    }
+    if (watch.pending) {
+      // The handler is done first: stop the read, and let its completion run (it owns the
+      // buffer until then). A cancelled read completes in order, before this yield resumes.
+      beast::error_code ignored;
+      c.stream.socket().cancel(ignored);
+      while (watch.pending) co_await asio::post(c.stream.get_executor(), asio::use_awaitable);
+    }
+    if (watch.peer_gone) {
+      // The handler was cancelled (and may have thrown for it): nobody is there to answer.
+      // The session's cancellation is reset so that closing (a TLS shutdown) may still await.
+      co_await asio::this_coro::reset_cancellation_state();
+      break;
+    }
+    if (threw) {
       log::event(log::Level::error, "handler threw",
                  {{"request_id", request.request_id},
                   {"method", to_string(request.method)},
                   {"path", request.path},
-                  {"error", e.what()}});
+                  {"error", what}});
       if (writer.begun()) break;  // part of the body is out: only closing tells the client
       response.reset();
-      response.error(500, std::string("internal error: ") + e.what());
+      response.error(500, "internal error: " + what);
     }
     response.stream = nullptr;
 
     permit.release();  // the request is done: its tenant's slot is free before the reply leaves
-    if (peer_gone) break;
     if (writer.begun()) {
       // The handler sent its response in parts: end the body; the connection carries on
       // only if every part went out and the framing allows it.

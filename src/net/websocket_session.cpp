@@ -132,7 +132,7 @@ asio::awaitable<void> write_replies(Stream& ws, Connection& c,
 // The session over `next`: the TCP stream itself, or TLS over it (wss://).
 template <class Next>
 asio::awaitable<void> run_websocket_over(Connection& c, Next& next,
-                                         beast::http::request<beast::http::string_body> request,
+                                         ParsedRequest request,
                                          const WebSocketHandler& handler,
                                          const ServerConfig& config, const Tenant* tenant) {
   websocket::stream<Next&> ws(next);
@@ -228,14 +228,14 @@ asio::awaitable<void> run_websocket_over(Connection& c, Next& next,
 }  // namespace
 
 asio::awaitable<void> run_websocket(Connection& c, beast::tcp_stream& stream,
-                                    beast::http::request<beast::http::string_body> request,
+                                    ParsedRequest request,
                                     const WebSocketHandler& handler, const ServerConfig& config,
                                     const Tenant* tenant) {
   return run_websocket_over(c, stream, std::move(request), handler, config, tenant);
 }
 
 asio::awaitable<void> run_websocket(Connection& c, TlsStream& stream,
-                                    beast::http::request<beast::http::string_body> request,
+                                    ParsedRequest request,
                                     const WebSocketHandler& handler, const ServerConfig& config,
                                     const Tenant* tenant) {
   return run_websocket_over(c, stream, std::move(request), handler, config, tenant);

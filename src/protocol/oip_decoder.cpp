@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -994,7 +995,6 @@ struct OipDecoder::Parser {
                 InferRequest& out, InputSink& sink, std::span<const std::byte> binary) {
     out.id.clear();
     out.parameters.clear();
-    out.inputs.resize(model.inputs.size());
     out.requested_outputs.clear();
     out.binary_outputs.clear();
 
@@ -1022,6 +1022,7 @@ OipDecoder& OipDecoder::operator=(OipDecoder&&) noexcept = default;
 Status OipDecoder::decode_infer(std::string_view body, std::size_t body_capacity,
                                 const ModelMetadata& model, InferRequest& out,
                                 std::span<const std::byte> binary) {
+  out.inputs.resize(model.inputs.size());
   TensorSink sink(model, out.inputs);
   return parser_->decode(body, body_capacity, model, out, sink, binary);
 }
@@ -1029,10 +1030,12 @@ Status OipDecoder::decode_infer(std::string_view body, std::size_t body_capacity
 Status OipDecoder::decode_infer(std::string_view body, std::size_t body_capacity,
                                 const ModelMetadata& model, InferRequest& out, InputSink& sink,
                                 std::span<const std::byte> binary) {
-  out.inputs.resize(model.inputs.size());
-  for (std::size_t m = 0; m < model.inputs.size(); ++m) {
-    if (model.inputs[m].dtype != DType::Bytes) out.inputs[m] = Tensor{};
-  }
+  // Numeric inputs go to the sink; out.inputs holds the BYTES ones (by model input, the
+  // others empty), and nothing at all for a model without one (no allocation).
+  const bool any_bytes = std::any_of(model.inputs.begin(), model.inputs.end(),
+                                     [](const TensorSpec& spec) { return spec.dtype == DType::Bytes; });
+  out.inputs.clear();
+  if (any_bytes) out.inputs.resize(model.inputs.size());
   return parser_->decode(body, body_capacity, model, out, sink, binary);
 }
 

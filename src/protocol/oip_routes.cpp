@@ -137,6 +137,23 @@ class OipRequestDecoder final : public RequestDecoder {
   std::span<const std::byte> binary_;
 };
 
+// Encodes a finished request's outputs into `out`; the JSON's length returned. Not part of the
+// coroutine below, so that its frame stays small enough for Asio's recycled frame memory.
+std::size_t encode_answer(const ModelMetadata& meta, InferRequest& request, BatchTicket& ticket,
+                          bool binary_outputs, std::string& out) {
+  InferResponse response;
+  response.model_name = meta.name;
+  response.model_version = meta.version;
+  response.id = std::move(request.id);
+  response.outputs.swap(ticket.outputs());  // borrowed for the encoding, then given back
+  const std::size_t json_bytes =
+      encode_infer_response(response, meta.outputs, request.requested_outputs, out,
+                            binary_outputs ? std::span<const std::uint8_t>(request.binary_outputs)
+                                           : std::span<const std::uint8_t>());
+  response.outputs.swap(ticket.outputs());  // the ticket keeps their storage for the next one
+  return json_bytes;
+}
+
 // Runs an OIP infer request through the endpoint's pipeline and encodes the answer into
 // `out`; with `timing`, where its time went. Shared by the HTTP route and the WebSocket
 // endpoint.
@@ -154,29 +171,29 @@ asio::awaitable<Status> run_infer(Endpoint& endpoint, std::string_view body, std
   if (cache_outcome) *cache_outcome = request.cache_outcome;
   if (!status.ok()) co_return status;
   const auto encode_started = std::chrono::steady_clock::now();
-  const ModelMetadata& meta = endpoint.metadata();
-  InferResponse response;
-  response.model_name = meta.name;
-  response.model_version = meta.version;
-  response.id = std::move(request.id);
-  response.outputs = std::move(ticket.outputs());
-  json_bytes =
-      encode_infer_response(response, meta.outputs, request.requested_outputs, out,
-                            binary_outputs ? std::span<const std::uint8_t>(request.binary_outputs)
-                                           : std::span<const std::uint8_t>());
+  json_bytes = encode_answer(endpoint.metadata(), request, ticket, binary_outputs, out);
   if (timing) {
     add_server_timing(request.timing, std::chrono::steady_clock::now() - encode_started, *timing);
   }
   co_return status;
 }
 
+// What an infer request asks for, read before it runs.
+struct InferTarget {
+  Endpoint* endpoint = nullptr;  // null: `res` holds the error
+  std::string_view json;
+  std::span<const std::byte> binary;
+};
+
 // Binary tensor data extension: with Inference-Header-Content-Length the body is that many
 // bytes of JSON, then the inputs' binary data; outputs asked for as binary follow the
-// response's JSON the same way.
-asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
-                            HttpResponse& res) {
-  std::string_view json = req.body;
-  std::span<const std::byte> binary;
+// response's JSON the same way. Not a coroutine: the error messages' temporaries stay out of
+// the infer coroutine's frame (GCC keeps every temporary there), which then fits Asio's
+// recycled frame memory.
+InferTarget read_infer_target(const ModelRepository& repo, const HttpRequest& req,
+                              HttpResponse& res, CacheDirectives& directives) {
+  InferTarget target;
+  target.json = req.body;
   const std::string_view header_length = req.header("Inference-Header-Content-Length");
   if (!header_length.empty()) {
     std::size_t length = 0;
@@ -186,10 +203,10 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
       res.error(400, "Inference-Header-Content-Length: '" + std::string(header_length) +
                          "' is not a length within the body's " + std::to_string(req.body.size()) +
                          " bytes");
-      co_return;
+      return target;
     }
-    json = req.body.substr(0, length);
-    binary = std::as_bytes(std::span(req.body.data() + length, req.body.size() - length));
+    target.json = req.body.substr(0, length);
+    target.binary = std::as_bytes(std::span(req.body.data() + length, req.body.size() - length));
   }
   const std::string_view content_type = req.header("Content-Type");
   if (!(media_type_is(content_type, "") || media_type_is(content_type, "application/json") ||
@@ -198,32 +215,47 @@ asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
               "Content-Type must be application/json (or application/octet-stream with "
               "Inference-Header-Content-Length), got '" +
                   std::string(req.header("Content-Type")) + "'");
-    co_return;
+    return target;
   }
   Endpoint* endpoint = find_model(repo, req, res);
-  if (!endpoint) co_return;
-  CacheDirectives directives;
+  if (!endpoint) return target;
   if (endpoint->cached()) {
     if (Status s = cache_fields::read_directives(req, directives); !s.ok()) {
       fail(res, s);
-      co_return;
+      return target;
     }
   }
-  std::size_t json_bytes = 0;
-  CacheOutcome cache_outcome;
-  const Status status = co_await run_infer(*endpoint, json, req.body_capacity, binary,
-                                           /*binary_outputs=*/true, res.body, json_bytes,
-                                           endpoint->cached() ? &directives : nullptr,
-                                           &cache_outcome, &res.timing);
+  target.endpoint = endpoint;
+  return target;
+}
+
+// After the answer is encoded: cache headers, and the JSON's length when binary outputs follow.
+void finish_infer(const Status& status, const CacheOutcome& cache_outcome, std::size_t json_bytes,
+                  HttpResponse& res) {
   if (!status.ok()) {
     fail(res, status);
-    co_return;
+    return;
   }
   cache_fields::annotate(res, cache_outcome);
   if (res.body.size() > json_bytes) {
     res.content_type = "application/octet-stream";
     res.headers.emplace_back("Inference-Header-Content-Length", std::to_string(json_bytes));
   }
+}
+
+asio::awaitable<void> infer(const ModelRepository& repo, const HttpRequest& req,
+                            HttpResponse& res) {
+  CacheDirectives directives;
+  const InferTarget target = read_infer_target(repo, req, res, directives);
+  if (!target.endpoint) co_return;
+  std::size_t json_bytes = 0;
+  CacheOutcome cache_outcome;
+  const bool cached = target.endpoint->cached();
+  const Status status = co_await run_infer(*target.endpoint, target.json, req.body_capacity,
+                                           target.binary, /*binary_outputs=*/true, res.body,
+                                           json_bytes, cached ? &directives : nullptr,
+                                           &cache_outcome, &res.timing);
+  finish_infer(status, cache_outcome, json_bytes, res);
 }
 
 // A WebSocket message is an infer request naming its model:

@@ -195,6 +195,33 @@ TEST_CASE("with no delay, a lone request runs at once and requests of one I/O pa
   CHECK(f.model.batches() == std::vector<std::vector<float>>{{7}, {1, 2, 3}});
 }
 
+TEST_CASE("a finished ticket's output storage goes to the next ticket on its thread, answers intact") {
+  Fixture f(policy(64, 0us));
+  // On the I/O thread, one after another: each ticket's outputs are the last one's storage.
+  auto run = [&]() -> asio::awaitable<std::vector<const std::byte*>> {
+    std::vector<const std::byte*> storage;
+    for (int i = 0; i < 4; ++i) {
+      BatchTicket ticket;
+      const Shape shapes[] = {{1, 3}};
+      REQUIRE(f.batcher.reserve(shapes, {}, ticket).ok());
+      const float row[3] = {float(i), float(i) + 0.5f, -float(i)};
+      std::memcpy(ticket.input(0).data(), row, sizeof row);
+      REQUIRE((co_await f.batcher.async_submit(ticket, {}, asio::use_awaitable)).ok());
+      const Tensor& out = ticket.outputs().at(0);
+      CHECK(out.shape() == Shape{1, 3});
+      CHECK(std::vector<float>(out.values<float>().begin(), out.values<float>().end()) ==
+            std::vector<float>(row, row + 3));
+      storage.push_back(out.bytes().data());
+    }
+    co_return storage;
+  };
+  const auto storage = asio::co_spawn(f.io, run(), asio::use_future).get();
+  REQUIRE(storage.size() == 4);
+  CHECK(storage[1] == storage[0]);
+  CHECK(storage[2] == storage[0]);
+  CHECK(storage[3] == storage[0]);
+}
+
 TEST_CASE("a preferred batch size is flushed without waiting for the delay") {
   auto p = policy(64, 10s);
   p.preferred_batch_sizes = {2};

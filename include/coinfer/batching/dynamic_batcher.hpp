@@ -9,8 +9,10 @@
 #include <boost/asio/strand.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <span>
 #include <vector>
@@ -26,6 +28,59 @@ namespace coinfer {
 class DynamicBatcher;
 struct ModelMetrics;
 
+// Memory for one Asio operation at a time, and the allocator that hands it out: what the
+// batcher posts to complete a ticket takes its memory from the ticket instead of the heap.
+// Asio frees an operation's memory before its handler runs, so the next one finds it free; a
+// second operation while one holds it (or a larger one) gets the heap.
+class HandlerMemory {
+ public:
+  HandlerMemory() = default;
+  HandlerMemory(const HandlerMemory&) = delete;
+  HandlerMemory& operator=(const HandlerMemory&) = delete;
+
+  void* allocate(std::size_t bytes) {
+    if (!in_use_ && bytes <= sizeof(storage_)) {
+      in_use_ = true;
+      return storage_;
+    }
+    return ::operator new(bytes);
+  }
+  void deallocate(void* p) noexcept {
+    if (p == storage_) {
+      in_use_ = false;
+    } else {
+      ::operator delete(p);
+    }
+  }
+
+ private:
+  // The completion's operation takes 144 bytes (Boost 1.81, x86-64); a request's coroutine
+  // frame holds its ticket, and Asio recycles frames only up to 1,020 bytes.
+  alignas(std::max_align_t) std::byte storage_[160];
+  bool in_use_ = false;
+};
+
+template <class T>
+class HandlerAllocator {
+ public:
+  using value_type = T;
+  explicit HandlerAllocator(HandlerMemory& memory) noexcept : memory_(&memory) {}
+  template <class U>
+  HandlerAllocator(const HandlerAllocator<U>& other) noexcept : memory_(other.memory_) {}
+
+  T* allocate(std::size_t n) { return static_cast<T*>(memory_->allocate(sizeof(T) * n)); }
+  void deallocate(T* p, std::size_t) noexcept { memory_->deallocate(p); }
+  template <class U>
+  bool operator==(const HandlerAllocator<U>& other) const noexcept {
+    return memory_ == other.memory_;
+  }
+
+ private:
+  template <class>
+  friend class HandlerAllocator;
+  HandlerMemory* memory_;
+};
+
 // One request's place in a DynamicBatcher: its rows in a staging buffer, then its outputs.
 // Lives in the awaiting coroutine's frame; the completion handler is stored here, so a queued
 // request costs no allocation of its own (no channel, no promise).
@@ -33,15 +88,20 @@ class BatchTicket {
  public:
   using clock = std::chrono::steady_clock;
 
-  BatchTicket() = default;
+  // Takes output tensors that an earlier ticket on this thread gave back: a steady stream of
+  // same-shaped requests reuses their storage instead of allocating it.
+  BatchTicket();
   BatchTicket(const BatchTicket&) = delete;
   BatchTicket& operator=(const BatchTicket&) = delete;
-  ~BatchTicket();  // gives back rows that were reserved but never submitted
+  // Gives back rows that were reserved but never submitted, and keeps the output tensors for
+  // the next ticket on this thread (up to a bound per thread).
+  ~BatchTicket();
 
   // After reserve(): where to write input i, valid until submit: rows × row bytes for a dense
   // input, the rows' lengths summed × position bytes for a ragged one (rows back to back).
   std::span<std::byte> input(std::size_t i);
   // After a successful completion: one tensor per model output, holding this request's rows.
+  // A caller may swap them out to encode them, and should swap them back for reuse.
   std::vector<Tensor>& outputs() noexcept { return outputs_; }
   int rows() const noexcept { return rows_; }
   clock::duration queue_time() const noexcept { return started_ - enqueued_; }
@@ -64,6 +124,7 @@ class BatchTicket {
   boost::asio::any_completion_handler<void(Status)> handler_;
   boost::asio::any_io_executor handler_executor_;  // where handler_ runs; counts as work
   boost::asio::cancellation_slot caller_slot_;     // the caller's; cleared before handler_ runs
+  HandlerMemory completion_memory_;                // for the post that completes the ticket
   std::vector<Tensor> outputs_;
 };
 
@@ -190,7 +251,7 @@ class DynamicBatcher {
   int in_flight_ = 0;       // batches computing
   std::condition_variable no_batch_in_flight_;
   clock::time_point armed_for_ = clock::time_point::max();
-  bool flush_posted_ = false;  // a yielded maybe_flush is queued on strand_
+  bool flush_posted_ = false;  // a yielded maybe_flush is queued on the I/O executor
 
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   boost::asio::steady_timer timer_;  // touched only on strand_

@@ -68,6 +68,7 @@ struct StagingBuffer {
   std::vector<ConstTensorView> views;
   std::vector<std::int64_t> offsets;
   std::vector<const Parameters*> row_parameters;
+  Shape output_shape;  // a request's share of an output, reused for each request
 
   // Unit u of input i: a row, or a position of a ragged input.
   std::byte* unit(std::size_t input, std::int64_t u) {

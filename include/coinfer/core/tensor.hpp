@@ -52,6 +52,12 @@ class Tensor {
   std::vector<std::string>& strings() noexcept { return strings_; }
   const std::vector<std::string>& strings() const noexcept { return strings_; }
 
+  // Heap bytes held (element storage and strings' slots, not what the strings point to).
+  std::size_t capacity_bytes() const noexcept {
+    return data_.capacity() + strings_.capacity() * sizeof(std::string) +
+           shape_.capacity() * sizeof(std::int64_t);
+  }
+
  private:
   DType dtype_ = DType::FP32;
   Shape shape_;

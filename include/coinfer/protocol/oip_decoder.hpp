@@ -55,8 +55,9 @@ class OipDecoder {
   // straight into its destination; BYTES inputs still go to out.inputs. An allocate error is
   // returned unchanged. Element errors (a wrong type, out of range, a count that does not match
   // the shape) can only be found while decoding, so they come after a successful allocate;
-  // nothing is ever written past a destination. On success out.inputs[m] is empty (a default
-  // Tensor) for every sink-written input: its shape is the one given to the sink.
+  // nothing is ever written past a destination. On success out.inputs has one tensor per model
+  // input when the model has a BYTES input (empty, default Tensors for the sink-written
+  // ones), and none at all otherwise: a sink-written input's shape is the one given to the sink.
   Status decode_infer(std::string_view body, std::size_t body_capacity, const ModelMetadata& model,
                       InferRequest& out, InputSink& sink, std::span<const std::byte> binary = {});
 

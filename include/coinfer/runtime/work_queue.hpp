@@ -1,7 +1,7 @@
 #pragma once
 
 #include <condition_variable>
-#include <deque>
+#include <cstddef>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -13,8 +13,9 @@ namespace coinfer {
 // Worker threads that run submitted work in FIFO order: the thread half of CpuExecutor (one
 // worker) and CudaExecutor (one per stream). Each worker first runs `on_start` (per-thread
 // setup: the OpenMP team size, the current CUDA device), then takes work until stop() is
-// called and the queue is empty. Header-only and dependency-free, so that the device side
-// builds alone.
+// called and the queue is empty. The queue is a ring that only grows (a deque would allocate a
+// block every 16 pushes): a steady stream of work allocates nothing. Header-only and
+// dependency-free, so that the device side builds alone.
 class WorkQueue {
  public:
   WorkQueue() = default;
@@ -31,7 +32,9 @@ class WorkQueue {
   void push(std::function<void()> work) {
     {
       std::lock_guard lock(mutex_);
-      queue_.push_back(std::move(work));
+      if (count_ == ring_.size()) grow();
+      ring_[(head_ + count_) % ring_.size()] = std::move(work);
+      ++count_;
     }
     wake_.notify_one();
   }
@@ -54,19 +57,31 @@ class WorkQueue {
       std::function<void()> work;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping, and everything queued has run
-        work = std::move(queue_.front());
-        queue_.pop_front();
+        wake_.wait(lock, [this] { return stopping_ || count_ > 0; });
+        if (count_ == 0) return;  // stopping, and everything queued has run
+        work = std::move(ring_[head_]);
+        ring_[head_] = nullptr;
+        head_ = (head_ + 1) % ring_.size();
+        --count_;
       }
       work();
     }
   }
 
+  // Doubles the ring, keeping the queued work in order from the front.
+  void grow() {
+    std::vector<std::function<void()>> bigger(ring_.empty() ? 16 : ring_.size() * 2);
+    for (std::size_t i = 0; i < count_; ++i) bigger[i] = std::move(ring_[(head_ + i) % ring_.size()]);
+    ring_.swap(bigger);
+    head_ = 0;
+  }
+
   std::function<void()> on_start_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
+  std::vector<std::function<void()>> ring_;  // count_ queued from head_, wrapping around
+  std::size_t head_ = 0;
+  std::size_t count_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

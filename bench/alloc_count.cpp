@@ -9,6 +9,7 @@
 //
 //   build/bench/coinfer-alloc-count
 //   build/bench/coinfer-alloc-count --trace | c++filt
+//   build/bench/coinfer-alloc-count --connections 64   (64 requests in flight at a time)
 //
 // --trace: each allocation of the counted window with its call stack recorded (backtrace(),
 // into fixed storage: no allocation of its own; the first kMaxTraced), printed as function+offset
@@ -34,6 +35,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "coinfer/models/identity_model.hpp"
 #include "coinfer/net/http_server.hpp"
@@ -150,12 +152,19 @@ class RawClient {
   ~RawClient() { ::close(fd_); }
 
   // Sends `request` and reads one whole response into buffer_; true on a 200.
-  bool exchange(std::string_view request) {
+  bool exchange(std::string_view request) { return send(request) && receive(); }
+
+  bool send(std::string_view request) {
     for (std::size_t sent = 0; sent < request.size();) {
       const ssize_t n = ::send(fd_, request.data() + sent, request.size() - sent, 0);
       if (n <= 0) return false;
       sent += static_cast<std::size_t>(n);
     }
+    return true;
+  }
+
+  // Reads one whole response into buffer_; true on a 200.
+  bool receive() {
     std::size_t have = 0;
     for (;;) {
       const ssize_t n = ::recv(fd_, buffer_ + have, sizeof buffer_ - have, 0);
@@ -191,14 +200,18 @@ std::string infer_request() {
 int main(int argc, char** argv) {
   bool trace = false;
   bool require_zero = false;  // the CTest test: fail on any allocation, with its stack
+  int connections = 1;        // concurrent keep-alive connections, each with one request out
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--trace") {
       trace = true;
     } else if (arg == "--require-zero") {
       require_zero = trace = true;
+    } else if (arg == "--connections" && i + 1 < argc) {
+      connections = std::max(1, std::atoi(argv[++i]));
     } else {
-      std::fprintf(stderr, "usage: coinfer-alloc-count [--trace] [--require-zero]\n");
+      std::fprintf(stderr,
+                   "usage: coinfer-alloc-count [--trace] [--require-zero] [--connections N]\n");
       return 2;
     }
   }
@@ -228,23 +241,37 @@ int main(int argc, char** argv) {
   const std::string request = infer_request();
   int ok = 0;
   constexpr int kRequests = 1000;
-  {
-    RawClient client(server.port());
-    for (int i = 0; i < 200; ++i) ok += client.exchange(request) ? 1 : 0;  // warm-up
-    allocations = 0;
-    counting = true;
-    tracing = trace;
-    for (int i = 0; i < kRequests; ++i) ok += client.exchange(request) ? 1 : 0;
-    tracing = false;
-    counting = false;
-  }
+  // Rounds of one request on every connection, all sent before any answer is read: with
+  // several connections the server holds that many requests at once.
+  std::vector<std::unique_ptr<RawClient>> clients;
+  for (int c = 0; c < connections; ++c) clients.push_back(std::make_unique<RawClient>(server.port()));
+  auto round = [&] {
+    for (auto& client : clients) {
+      if (!client->send(request)) return;
+    }
+    for (auto& client : clients) ok += client->receive() ? 1 : 0;
+  };
+  const int rounds = kRequests / connections;
+  const int warmup_rounds = (200 + connections - 1) / connections;
+  for (int i = 0; i < warmup_rounds; ++i) round();
+  allocations = 0;
+  counting = true;
+  tracing = trace;
+  for (int i = 0; i < rounds; ++i) round();
+  tracing = false;
+  counting = false;
+  const int measured = rounds * connections;
+  clients.clear();
   const auto counted = allocations.load();
   server.stop();
   io_thread.join();
-  std::printf("%d of %d requests answered 200; %llu allocations over the last %d (%.2f per request)\n",
-              ok, 200 + kRequests, static_cast<unsigned long long>(counted), kRequests,
-              static_cast<double>(counted) / kRequests);
+  const int total = (warmup_rounds + rounds) * connections;
+  std::printf("%d of %d requests answered 200 (%d connection%s); %llu allocations over the last %d "
+              "(%.2f per request)\n",
+              ok, total, connections, connections == 1 ? "" : "s",
+              static_cast<unsigned long long>(counted), measured,
+              static_cast<double>(counted) / measured);
   if (trace) print_traces();
-  if (ok != 200 + kRequests) return 1;
+  if (ok != total) return 1;
   return require_zero && counted > 0 ? 1 : 0;
 }

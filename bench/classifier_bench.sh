@@ -38,6 +38,8 @@
 #
 # Environment:
 #   COINFER_SERVE        coinfer-serve binary                  (default build/coinfer-serve)
+#   COINFER_SERVE_PREVIOUS  another coinfer-serve (e.g. the previous main's), measured as
+#                        coinfer_previous with coinfer_on's config in the same rounds (default: none)
 #   BENCH_DURATION       seconds measured per point            (default 6)
 #   BENCH_WARMUP         seconds of unreported warm-up per point (default 1)
 #   BENCH_ROUNDS         interleaved rounds; medians reported  (default 1)
@@ -72,6 +74,7 @@ WEIGHTS=assets/digits_mlp/model.safetensors
 SPLIT=assets/digits_mlp/test_split.safetensors
 export BENCH_INFER_PATH=/v2/models/digits/infer
 SERVERS=(coinfer_on coinfer_delay coinfer_off torch)
+[[ -n ${COINFER_SERVE_PREVIOUS:-} ]] && SERVERS+=(coinfer_previous)
 
 log() { printf '[classifier_bench] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -206,9 +209,9 @@ SERVE_BIN=$TMP/bin/coinfer-serve-bench
 COINFER_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || COINFER_REV+="+dirty"
 
-# start_coinfer NAME MAX_BATCH QUEUE_DELAY_US
+# start_coinfer NAME MAX_BATCH QUEUE_DELAY_US [BINARY REVISION]
 start_coinfer() {
-  local name=$1 max_batch=$2 delay=$3 conf=$TMP/$1.toml port=""
+  local name=$1 max_batch=$2 delay=$3 conf=$TMP/$1.toml port="" bin=${4:-$SERVE_BIN} rev=${5:-$COINFER_REV}
   cat >"$conf" <<EOF
 [server]
 port = 0
@@ -220,7 +223,7 @@ weights = "$PWD/$WEIGHTS"
 max_batch_size = $max_batch
 max_queue_delay_us = $delay
 EOF
-  taskset -c "$SERVER_CPU" "$SERVE_BIN" --config "$conf" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+  taskset -c "$SERVER_CPU" "$bin" --config "$conf" >"$TMP/$name.out" 2>"$TMP/$name.err" &
   SERVER_PID=$!
   for _ in $(seq 100); do
     port=$(sed -n 's#^listening on http://[^ ]*:\([0-9][0-9]*\)/\{0,1\}$#\1#p' "$TMP/$name.out" | head -1)
@@ -232,11 +235,18 @@ EOF
   wait_http "http://127.0.0.1:$port/v2/health/ready" || die "$name: not ready on port $port"
   log "$name: listening on port $port (max_batch_size $max_batch)"
   PIDS[$name]=$SERVER_PID URLS[$name]="http://127.0.0.1:$port" SERVER_PID=""
-  INFO[$name]="coinfer-serve git $COINFER_REV, 1 I/O + 1 compute thread sharing core $SERVER_CPU, max_batch_size $max_batch, max_queue_delay_us $delay"
+  INFO[$name]="coinfer-serve git $rev, 1 I/O + 1 compute thread sharing core $SERVER_CPU, max_batch_size $max_batch, max_queue_delay_us $delay"
 }
 start_coinfer coinfer_on "$MAX_BATCH" 0
 start_coinfer coinfer_delay "$MAX_BATCH" "$QUEUE_DELAY_US"
 start_coinfer coinfer_off 1 0
+if [[ -n ${COINFER_SERVE_PREVIOUS:-} ]]; then
+  [[ -x $COINFER_SERVE_PREVIOUS ]] || die "COINFER_SERVE_PREVIOUS '$COINFER_SERVE_PREVIOUS' is not executable"
+  cp "$COINFER_SERVE_PREVIOUS" "$TMP/bin/coinfer-serve-previous"
+  PREVIOUS_REV=$(git -C "$(dirname "$(realpath "$COINFER_SERVE_PREVIOUS")")" rev-parse --short HEAD 2>/dev/null \
+    || echo unknown)
+  start_coinfer coinfer_previous "$MAX_BATCH" 0 "$TMP/bin/coinfer-serve-previous" "$PREVIOUS_REV"
+fi
 
 UVICORN_LOOP=asyncio UVICORN_HTTP=h11
 "$PYTHON" -c 'import uvloop' 2>/dev/null && UVICORN_LOOP=uvloop
@@ -255,12 +265,12 @@ PIDS[torch]=$SERVER_PID URLS[torch]="http://127.0.0.1:$port" SERVER_PID=""
 INFO[torch]="$PY_VERSIONS [Debian: $TORCH_PKG], 1 uvicorn worker on core $SERVER_CPU, loop=$UVICORN_LOOP, http=$UVICORN_HTTP, torch threads 1, FP32"
 
 # --- correctness: all held-out digits, one request each, on every server -------------------
-"$PYTHON" - "$SPLIT" "$BODY_FILE" "${URLS[coinfer_on]}" "${URLS[coinfer_delay]}" "${URLS[coinfer_off]}" "${URLS[torch]}" <<'EOF' \
+"$PYTHON" - "$SPLIT" "$BODY_FILE" "${URLS[coinfer_on]}" "${URLS[coinfer_delay]}" "${URLS[coinfer_off]}" "${URLS[torch]}" ${URLS[coinfer_previous]:+"${URLS[coinfer_previous]}"} <<'EOF' \
   || die "correctness check failed"
 import http.client, json, struct, sys, urllib.parse
 import numpy as np
 split, body_file, *urls = sys.argv[1:]
-names = ["coinfer_on", "coinfer_delay", "coinfer_off", "torch"]
+names = ["coinfer_on", "coinfer_delay", "coinfer_off", "torch", "coinfer_previous"][:len(urls)]
 raw = open(split, "rb").read()
 (n,) = struct.unpack("<Q", raw[:8])
 hdr = json.loads(raw[8:8 + n])
@@ -297,7 +307,7 @@ for name, url in zip(names, urls):
     labels[name], probs[name] = np.array(ls), np.array(ps)
     print(f"[classifier_bench] {name}: held-out accuracy {(labels[name] == y).sum()}/{len(y)}",
           file=sys.stderr)
-for name in ("coinfer_on", "coinfer_delay", "coinfer_off"):
+for name in [n for n in names if n != "torch"]:
     same = int((labels[name] == labels["torch"]).sum())
     diff = float(np.abs(probs[name] - probs["torch"]).max())
     print(f"[classifier_bench] {name} vs torch: labels equal on {same}/{len(y)}, "
@@ -460,6 +470,7 @@ on_torch = {c: ratio(rps("coinfer_on", c), rps("torch", c)) for c in concs}
 off_torch = {c: ratio(rps("coinfer_off", c), rps("torch", c)) for c in concs}
 delay_off = {c: ratio(rps("coinfer_delay", c), rps("coinfer_off", c)) for c in concs}
 on_delay = {c: ratio(rps("coinfer_on", c), rps("coinfer_delay", c)) for c in concs}
+on_previous = {c: ratio(rps("coinfer_on", c), rps("coinfer_previous", c)) for c in concs}
 target = on_off.get(64)
 summary = {
     "bench": "classifier_oip_infer_summary",
@@ -469,20 +480,21 @@ summary = {
     "wrk": wrk_v, "max_batch_size": int(max_batch), "max_queue_delay_us": int(delay),
     "batching_on_over_off": on_off, "coinfer_on_over_torch": on_torch,
     "coinfer_off_over_torch": off_torch, "delay_over_off": delay_off,
-    "on_over_delay": on_delay,
+    "on_over_delay": on_delay, "on_over_previous": on_previous,
     "target_on_over_off_at_64": 10, "met_on_over_off_target": None if target is None else target >= 10,
     "noisy": sorted(f"{k[0]}@{k[1]}" for k, v in res.items() if v["noisy"]),
-    "server_info": {name: res[name, concs[0]]["server_info"] for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch") if (name, concs[0]) in res},
+    "server_info": {name: res[name, concs[0]]["server_info"] for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch", "coinfer_previous") if (name, concs[0]) in res},
 }
 print(json.dumps(summary))
 fmt = lambda v, nd: "—" if v is None else f"{v:,.{nd}f}"
 labels = {"coinfer_on": f"coinfer, batching on (≤ {max_batch}, no delay: the default)",
           "coinfer_delay": f"coinfer, batching on (≤ {max_batch}, {delay} µs: the former default)",
-          "coinfer_off": "coinfer, batching off (max_batch_size 1)", "torch": "FastAPI + PyTorch peer"}
+          "coinfer_off": "coinfer, batching off (max_batch_size 1)", "torch": "FastAPI + PyTorch peer",
+          "coinfer_previous": f"previous coinfer, batching on (≤ {max_batch}, no delay)"}
 print()
 print("| server | concurrency | req/s | p50 (ms) | p99 (ms) | mean batch |")
 print("|---|---:|---:|---:|---:|---:|")
-for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch"):
+for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch", "coinfer_previous"):
     for c in concs:
         r = res.get((name, c))
         if r:
@@ -497,12 +509,18 @@ for c in concs:
         mark = f" (target ≥ 10×: {'met' if on_off[c] >= 10 else 'NOT met'})"
     f = lambda v: "—" if v is None else f"{v}×"
     print(f"| {c} | {f(on_off[c])}{mark} | {f(delay_off[c])} | {f(on_delay[c])} | {f(on_torch[c])} | {f(off_torch[c])} |")
+if any(v is not None for v in on_previous.values()):
+    print()
+    print("| concurrency | coinfer (on) / previous coinfer (on) |")
+    print("|---:|---:|")
+    for c in concs:
+        print(f"| {c} | {'—' if on_previous[c] is None else f'{on_previous[c]}×'} |")
 first = res[next(iter(res))]
 print()
 print(f"{summary['date']}; {os.cpu_count()} cores; servers on core {scpu} (coinfer's I/O and compute "
       f"threads share it), wrk {wrk_v} on core {ccpu}, 1 wrk thread; {first['duration_s']} s per point, "
       f"{first['rounds']} interleaved round(s), medians.")
-for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch"):
+for name in ("coinfer_on", "coinfer_delay", "coinfer_off", "torch", "coinfer_previous"):
     if name in summary["server_info"]:
         print(f"- {name}: {summary['server_info'][name]}")
 if summary["noisy"]:

@@ -15,6 +15,8 @@
 #
 # Environment:
 #   COINFER_SERVE        coinfer-serve binary           (default build/coinfer-serve)
+#   COINFER_SERVE_PREVIOUS  another coinfer-serve (e.g. the previous main's), measured as
+#                        "coinfer_previous" in the same interleaved rounds (default: none)
 #   COINFER_CONFIG       its config file                (default configs/default.toml)
 #   BENCH_DURATION       seconds measured per server    (default 10)
 #   BENCH_WARMUP         seconds of unreported warm-up before each server's first round (default 2)
@@ -222,26 +224,35 @@ if pgrep -x cc1plus >/dev/null 2>&1; then
   log "WARNING: a compiler (cc1plus) is running; this machine is shared and the figures will be noisy"
 fi
 
-# --- 1. coinfer ---------------------------------------------------------------
-if [[ $RUN_COINFER == 1 ]]; then
-  taskset -c "$SERVER_CPU" "$COINFER_SERVE" --config "$COINFER_CONFIG" --port 0 --threads 1 \
-    >"$TMP/coinfer.out" 2>"$TMP/coinfer.err" &
+# --- 1. coinfer (and the previous build, when given) ----------------------------------
+# start_coinfer NAME BINARY
+start_coinfer() {
+  local name=$1 binary=$2 port="" rev
+  taskset -c "$SERVER_CPU" "$binary" --config "$COINFER_CONFIG" --port 0 --threads 1 \
+    >"$TMP/$name.out" 2>"$TMP/$name.err" &
   SERVER_PID=$!
-  port=""
   for _ in $(seq 100); do
-    port=$(sed -n 's#^listening on http://[^ ]*:\([0-9][0-9]*\)/\{0,1\}$#\1#p' "$TMP/coinfer.out" | head -1)
+    port=$(sed -n 's#^listening on http://[^ ]*:\([0-9][0-9]*\)/\{0,1\}$#\1#p' "$TMP/$name.out" | head -1)
     [[ -n $port ]] && break
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
   done
-  [[ -n $port ]] || die "coinfer: no 'listening on http://HOST:PORT' line; stderr: $(tail -5 "$TMP/coinfer.err")"
-  wait_http "http://127.0.0.1:$port/v2/health/ready" || die "coinfer: not ready on port $port"
-  log "coinfer: listening on port $port"
-  check_oip coinfer "http://127.0.0.1:$port"
-  COINFER_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-  [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || COINFER_REV+="+dirty"
-  PIDS[coinfer]=$SERVER_PID URLS[coinfer]="http://127.0.0.1:$port" SERVER_PID=""
-  INFO[coinfer]="coinfer-serve --threads 1, git $COINFER_REV"
+  [[ -n $port ]] || die "$name: no 'listening on http://HOST:PORT' line; stderr: $(tail -5 "$TMP/$name.err")"
+  wait_http "http://127.0.0.1:$port/v2/health/ready" || die "$name: not ready on port $port"
+  log "$name: listening on port $port"
+  check_oip "$name" "http://127.0.0.1:$port"
+  rev=$(git -C "$(dirname "$(realpath "$binary")")" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  [[ -z $(git -C "$(dirname "$(realpath "$binary")")" status --porcelain --untracked-files=no 2>/dev/null) ]] \
+    || rev+="+dirty"
+  PIDS[$name]=$SERVER_PID URLS[$name]="http://127.0.0.1:$port" SERVER_PID=""
+  INFO[$name]="coinfer-serve --threads 1, git $rev"
+}
+if [[ $RUN_COINFER == 1 ]]; then
+  start_coinfer coinfer "$COINFER_SERVE"
+fi
+if [[ -n ${COINFER_SERVE_PREVIOUS:-} ]]; then
+  [[ -x $COINFER_SERVE_PREVIOUS ]] || die "COINFER_SERVE_PREVIOUS '$COINFER_SERVE_PREVIOUS' is not executable"
+  start_coinfer coinfer_previous "$COINFER_SERVE_PREVIOUS"
 fi
 
 # --- 2. FastAPI + uvicorn ---------------------------------------------------------
@@ -294,6 +305,7 @@ INFO[nginx]="nginx $NGINX_VERSION, worker_processes 1, fixed 200"
 # --- measure, interleaved ---------------------------------------------------------------
 ORDER=()
 [[ $RUN_COINFER == 1 ]] && ORDER+=(coinfer)
+[[ -n ${COINFER_SERVE_PREVIOUS:-} ]] && ORDER+=(coinfer_previous)
 ORDER+=(fastapi nginx)
 for round in $(seq "$ROUNDS"); do
   for name in "${ORDER[@]}"; do
@@ -329,8 +341,11 @@ for name, rs in runs.items():   # one JSON line per server: medians over the rou
 rps = {k: v["req_per_s"] for k, v in res.items()}
 p99 = {k: v["p99_ms"] for k, v in res.items()}
 c, f, n = rps.get("coinfer"), rps.get("fastapi"), rps.get("nginx")
+prev = rps.get("coinfer_previous")
 x_fastapi = round(c / f, 2) if c and f else None
 pct_nginx = round(100 * c / n, 1) if c and n else None
+x_previous = round(c / prev, 3) if c and prev else None
+pct_nginx_previous = round(100 * prev / n, 1) if prev and n else None
 summary = {
     "bench": "http_oip_infer_summary",
     "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -338,9 +353,10 @@ summary = {
     "wrk": wrk_v, "nginx": nginx_v, "python": py_v, "uvicorn_loop": loop, "uvicorn_http": http,
     "req_per_s": rps, "p99_ms": p99,
     "coinfer_over_fastapi": x_fastapi, "coinfer_pct_of_nginx": pct_nginx,
-    "target_coinfer_over_fastapi": 10, "target_coinfer_pct_of_nginx": 60,
+    "coinfer_over_previous": x_previous, "previous_pct_of_nginx": pct_nginx_previous,
+    "target_coinfer_over_fastapi": 10, "target_coinfer_pct_of_nginx": 75,
     "met_fastapi_target": None if x_fastapi is None else x_fastapi >= 10,
-    "met_nginx_target": None if pct_nginx is None else pct_nginx >= 60,
+    "met_nginx_target": None if pct_nginx is None else pct_nginx >= 75,
     "compiler_running": sorted(k for k, v in res.items() if v.get("compiler_running")),
 }
 print(json.dumps(summary))
@@ -348,16 +364,19 @@ fmt = lambda v, nd: "—" if v is None else f"{v:,.{nd}f}"
 print()
 print("| server | req/s | p50 (ms) | p99 (ms) | coinfer ratio |")
 print("|---|---:|---:|---:|---|")
-for k in ("coinfer", "fastapi", "nginx"):
+for k in ("coinfer", "coinfer_previous", "fastapi", "nginx"):
     r = res.get(k)
     if r is None:
-        print(f"| {k} | skipped | | | |")
+        if k != "coinfer_previous":
+            print(f"| {k} | skipped | | | |")
         continue
     ratio = ""
+    if k == "coinfer_previous":
+        ratio = f"coinfer = {x_previous}× (previous: {pct_nginx_previous}% of nginx)"
     if k == "fastapi":
         ratio = "—" if x_fastapi is None else f"coinfer = {x_fastapi}× (target ≥ 10×: {'met' if x_fastapi >= 10 else 'NOT met'})"
     if k == "nginx":
-        ratio = "—" if pct_nginx is None else f"coinfer = {pct_nginx}% (target ≥ 60%: {'met' if pct_nginx >= 60 else 'NOT met'})"
+        ratio = "—" if pct_nginx is None else f"coinfer = {pct_nginx}% (target ≥ 75%: {'met' if pct_nginx >= 75 else 'NOT met'})"
     print(f"| {k} ({r['server_info']}) | {fmt(r['req_per_s'], 0)} | {fmt(r['p50_ms'], 2)} | {fmt(r['p99_ms'], 2)} | {ratio} |")
 print()
 print(f"{summary['date']}; {os.cpu_count()} cores; servers on core {scpu}, wrk {wrk_v} on core {ccpu}; "

@@ -36,7 +36,12 @@ namespace {
 constexpr std::size_t kSpareCount = 256;
 constexpr std::size_t kSpareBytes = 4 << 20;
 
+// Set once this thread's spares are destroyed (thread exit): a ticket destroyed later (in a
+// frame an exiting thread still held) neither takes nor gives.
+thread_local bool spare_outputs_gone = false;
+
 struct SpareOutputs {
+  ~SpareOutputs() { spare_outputs_gone = true; }
   std::vector<std::vector<Tensor>> sets;
   std::size_t bytes = 0;
 };
@@ -51,6 +56,7 @@ std::size_t storage_bytes(const std::vector<Tensor>& outputs) {
 }  // namespace
 
 BatchTicket::BatchTicket() {
+  if (spare_outputs_gone) return;
   auto& spare = spare_outputs;
   if (spare.sets.empty()) return;
   outputs_.swap(spare.sets.back());
@@ -60,7 +66,7 @@ BatchTicket::BatchTicket() {
 
 BatchTicket::~BatchTicket() {
   if (batcher_ && (state_ == State::reserved || state_ == State::queued)) batcher_->release(*this);
-  if (outputs_.capacity() == 0) return;
+  if (outputs_.capacity() == 0 || spare_outputs_gone) return;
   auto& spare = spare_outputs;
   const std::size_t bytes = storage_bytes(outputs_);
   if (spare.sets.size() >= kSpareCount || spare.bytes + bytes > kSpareBytes) return;

@@ -49,6 +49,31 @@ TEST_CASE("a client that disconnects while queued is dropped before compute") {
   CHECK(model->rows_seen() == 1);  // the cancelled request never reached the model
 }
 
+TEST_CASE("a request pipelined behind one held in the batcher is answered after it") {
+  // The second request's bytes arrive while the first one's handler waits in the batcher:
+  // the disconnect watch reads them, and the session must serve them next, in order.
+  BatchPolicy policy;
+  policy.max_batch_size = 1;
+  auto model = std::make_shared<GatedIdentity>();
+  TestServer server(test_config(), 1, policy, model);
+  model->set_open(false);
+  Client client(server.port());
+  client.send(http::verb::post, "/v2/models/identity/infer", infer_body(2, "first"),
+              "application/json");
+  model->wait_held();
+  client.send(http::verb::post, "/v2/models/identity/infer", infer_body(2, "second"),
+              "application/json");
+  std::this_thread::sleep_for(50ms);  // read by the watch while the first is held
+  model->set_open(true);
+  const Reply first = client.receive();
+  const Reply second = client.receive();
+  CHECK(first.status == 200);
+  CHECK(first.body.find(R"("id":"first")") != std::string::npos);
+  CHECK(second.status == 200);
+  CHECK(second.body.find(R"("id":"second")") != std::string::npos);
+  CHECK(model->rows_seen() == 2);
+}
+
 TEST_CASE("concurrent HTTP requests are batched and /metrics shows it") {
   BatchPolicy policy;
   policy.max_batch_size = 64;

@@ -65,6 +65,24 @@ TEST_CASE("a truncated body gets 400 and the server keeps serving") {
   check_still_serving(server.port());
 }
 
+TEST_CASE("headers larger than the connection's header arena are read whole, request after request") {
+  // ~6 KiB of fields: past the 2 KiB the session keeps per connection, under max_header_bytes.
+  TestServer server(test_config());
+  Client client(server.port());
+  for (int round = 0; round < 3; ++round) {
+    http::request<http::string_body> req{http::verb::get, "/v2/health/ready", 11};
+    for (int i = 0; i < 20; ++i) {
+      req.set("X-Pad-" + std::to_string(i), std::string(280, static_cast<char>('a' + i)));
+    }
+    const std::string id = "arena-" + std::to_string(round);
+    req.set("X-Request-Id", id);
+    const Reply big = client.exchange(std::move(req));
+    CHECK(big.status == 200);
+    CHECK(big.headers["X-Request-Id"] == id);
+    CHECK(client.get("/v2/health/live").status == 200);  // a small one after it
+  }
+}
+
 TEST_CASE("headers over max_header_bytes get 431") {
   auto config = test_config();
   config.max_header_bytes = 1024;

@@ -40,6 +40,8 @@
 #   COINFER_SERVE        coinfer-serve binary                  (default build/coinfer-serve)
 #   COINFER_SERVE_PREVIOUS  another coinfer-serve (e.g. the previous main's), measured as
 #                        coinfer_previous with coinfer_on's config in the same rounds (default: none)
+#   COINFER_PREVIOUS_QUEUE_DELAY_US  coinfer_previous's max_queue_delay_us (default 0; 2000 gives
+#                        a main from before the no-delay policy its own default)
 #   BENCH_DURATION       seconds measured per point            (default 6)
 #   BENCH_WARMUP         seconds of unreported warm-up per point (default 1)
 #   BENCH_ROUNDS         interleaved rounds; medians reported  (default 1)
@@ -64,6 +66,7 @@ ROUNDS=${BENCH_ROUNDS:-1}
 read -r -a CONCURRENCY <<<"${BENCH_CONCURRENCY:-1 4 16 64 256}"
 MAX_BATCH=${BENCH_MAX_BATCH:-64}
 QUEUE_DELAY_US=${BENCH_QUEUE_DELAY_US:-2000}
+PREVIOUS_DELAY_US=${COINFER_PREVIOUS_QUEUE_DELAY_US:-0}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-900}
@@ -245,7 +248,7 @@ if [[ -n ${COINFER_SERVE_PREVIOUS:-} ]]; then
   cp "$COINFER_SERVE_PREVIOUS" "$TMP/bin/coinfer-serve-previous"
   PREVIOUS_REV=$(git -C "$(dirname "$(realpath "$COINFER_SERVE_PREVIOUS")")" rev-parse --short HEAD 2>/dev/null \
     || echo unknown)
-  start_coinfer coinfer_previous "$MAX_BATCH" 0 "$TMP/bin/coinfer-serve-previous" "$PREVIOUS_REV"
+  start_coinfer coinfer_previous "$MAX_BATCH" "$PREVIOUS_DELAY_US" "$TMP/bin/coinfer-serve-previous" "$PREVIOUS_REV"
 fi
 
 UVICORN_LOOP=asyncio UVICORN_HTTP=h11
@@ -440,9 +443,9 @@ done
 stop_all
 
 # --- summary --------------------------------------------------------------------------------
-"$PYTHON" - "$RESULTS" "$WRK_VERSION" "$SERVER_CPU" "$CLIENT_CPU" "$MAX_BATCH" "$QUEUE_DELAY_US" <<'EOF'
+"$PYTHON" - "$RESULTS" "$WRK_VERSION" "$SERVER_CPU" "$CLIENT_CPU" "$MAX_BATCH" "$QUEUE_DELAY_US" "$PREVIOUS_DELAY_US" <<'EOF'
 import datetime, json, os, platform, statistics, sys
-path, wrk_v, scpu, ccpu, max_batch, delay = sys.argv[1:7]
+path, wrk_v, scpu, ccpu, max_batch, delay, previous_delay = sys.argv[1:8]
 runs = {}
 for line in open(path):
     r = json.loads(line)
@@ -490,7 +493,8 @@ fmt = lambda v, nd: "—" if v is None else f"{v:,.{nd}f}"
 labels = {"coinfer_on": f"coinfer, batching on (≤ {max_batch}, no delay: the default)",
           "coinfer_delay": f"coinfer, batching on (≤ {max_batch}, {delay} µs: the former default)",
           "coinfer_off": "coinfer, batching off (max_batch_size 1)", "torch": "FastAPI + PyTorch peer",
-          "coinfer_previous": f"previous coinfer, batching on (≤ {max_batch}, no delay)"}
+          "coinfer_previous": f"previous coinfer, batching on (≤ {max_batch}, "
+                              + ("no delay)" if previous_delay == "0" else f"{previous_delay} µs)")}
 print()
 print("| server | concurrency | req/s | p50 (ms) | p99 (ms) | mean batch |")
 print("|---|---:|---:|---:|---:|---:|")

@@ -18,6 +18,8 @@
 #   COINFER_SERVE_PREVIOUS  another coinfer-serve (e.g. the previous main's), measured as
 #                        "coinfer_previous" in the same interleaved rounds (default: none)
 #   COINFER_CONFIG       its config file                (default configs/default.toml)
+#   COINFER_CONFIG_PREVIOUS  the previous build's config  (default COINFER_CONFIG; e.g. that
+#                        checkout's configs/default.toml, for an older main's own defaults)
 #   BENCH_DURATION       seconds measured per server    (default 10)
 #   BENCH_WARMUP         seconds of unreported warm-up before each server's first round (default 2)
 #   BENCH_ROUNDS         interleaved rounds; medians are reported (default 1)
@@ -34,6 +36,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 COINFER_SERVE=${COINFER_SERVE:-build/coinfer-serve}
 COINFER_CONFIG=${COINFER_CONFIG:-configs/default.toml}
+COINFER_CONFIG_PREVIOUS=${COINFER_CONFIG_PREVIOUS:-$COINFER_CONFIG}
 DURATION=${BENCH_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-2}
 ROUNDS=${BENCH_ROUNDS:-1}
@@ -168,6 +171,23 @@ check_nginx() {
   log "nginx: answer ok (200 {\"ok\":true})"
 }
 
+# cpu_ticks PID: user and system clock ticks of the process and its children (nginx's worker),
+# every thread counted.
+cpu_ticks() {
+  local pids=("$1") p u s total_u=0 total_s=0
+  mapfile -t -O 1 pids < <(pgrep -P "$1" 2>/dev/null)
+  for p in "${pids[@]}"; do
+    # Fields after the command name, which is in parentheses and may hold spaces.
+    read -r u s < <(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{print $12, $13}') || continue
+    total_u=$((total_u + ${u:-0})) total_s=$((total_s + ${s:-0}))
+  done
+  echo "$total_u $total_s"
+}
+# System calls and context switches per request come from `perf stat` (linux-perf, with
+# `scripts/setup --bench`) where it may trace; otherwise they are null.
+PERF_OK=0
+perf stat -e raw_syscalls:sys_enter,context-switches -o /dev/null -- true >/dev/null 2>&1 && PERF_OK=1
+
 # run_wrk NAME ROUND: (warm up in round 1,) measure, append one JSON line to $RESULTS.
 RESULTS=$TMP/results.jsonl
 : >"$RESULTS"
@@ -180,16 +200,26 @@ run_wrk() {
       -s bench/oip_infer.lua "$url$INFER_PATH" >/dev/null
   fi
   log "$name: round $round/$ROUNDS: measuring ${DURATION}s, $CONNECTIONS connections, $WRK_THREADS wrk thread(s)"
-  local noisy=false
+  local noisy=false perf_out=$TMP/$name.$round.perf.txt perf_pid="" pids ticks0 ticks1
   pgrep -x cc1plus >/dev/null 2>&1 && noisy=true
+  pids=$(echo "${PIDS[$name]}" $(pgrep -P "${PIDS[$name]}") | tr ' ' ',')
+  ticks0=$(cpu_ticks "${PIDS[$name]}")
+  if [[ $PERF_OK == 1 ]]; then
+    perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "$pids" -o "$perf_out" \
+      -- sleep "$DURATION" >/dev/null 2>&1 &
+    perf_pid=$!
+  fi
   taskset -c "$CLIENT_CPU" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency \
     -s bench/oip_infer.lua "$url$INFER_PATH" >"$out"
+  ticks1=$(cpu_ticks "${PIDS[$name]}")
+  [[ -z $perf_pid ]] || wait "$perf_pid" || true
   pgrep -x cc1plus >/dev/null 2>&1 && noisy=true
   [[ $noisy == false ]] || log "WARNING: $name: a compiler was running around this measurement"
   kill -0 "${PIDS[$name]}" 2>/dev/null || die "$name: server died during the run"
-  "$PYTHON" - "$out" "$name" "$DURATION" "$CONNECTIONS" "$WRK_THREADS" "$info" "$noisy" "$round" <<'EOF' >>"$RESULTS"
-import json, re, sys
-path, name, dur, conns, threads, server_info, noisy, rnd = sys.argv[1:9]
+  "$PYTHON" - "$out" "$name" "$DURATION" "$CONNECTIONS" "$WRK_THREADS" "$info" "$noisy" "$round" \
+    "$ticks0" "$ticks1" "$(getconf CLK_TCK)" "$perf_out" <<'EOF' >>"$RESULTS"
+import json, os, re, sys
+path, name, dur, conns, threads, server_info, noisy, rnd, t0, t1, hz, perf_path = sys.argv[1:13]
 text = open(path).read()
 def lat_ms(s):
     m = re.fullmatch(r"([\d.]+)(us|ms|s|m)", s)
@@ -199,9 +229,24 @@ pct = {p: lat_ms(v) for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)", text, 
 total = int(re.search(r"(\d+) requests in", text).group(1))
 non2xx = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", text)
 sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+# The server's CPU per request, from its clock ticks over the run (wrk's requests; the few
+# answered after wrk's last count are noise at these rates).
+(u0, s0), (u1, s1) = map(int, t0.split()), map(int, t1.split())
+us_per_tick = 1e6 / int(hz)
+per_req = lambda ticks: round(ticks * us_per_tick / total, 2) if total else None
+counts = {}
+if os.path.exists(perf_path):
+    for line in open(perf_path):
+        f = line.strip().split(",")
+        if len(f) > 2 and f[0].isdigit():
+            counts[f[2]] = int(f[0])
+per_req_count = lambda key: round(counts[key] / total, 2) if key in counts and total else None
 print(json.dumps({
     "bench": "http_oip_infer", "server": name, "server_info": server_info,
     "req_per_s": rps, "p50_ms": pct.get("50"), "p99_ms": pct.get("99"),
+    "user_us_per_request": per_req(u1 - u0), "kernel_us_per_request": per_req(s1 - s0),
+    "syscalls_per_request": per_req_count("raw_syscalls:sys_enter"),
+    "context_switches_per_request": per_req_count("context-switches"),
     "requests": total, "non_2xx": int(non2xx.group(1)) if non2xx else 0,
     "socket_errors": dict(zip(["connect", "read", "write", "timeout"], map(int, sock.groups()))) if sock else None,
     "duration_s": int(dur), "connections": int(conns), "wrk_threads": int(threads),
@@ -225,10 +270,10 @@ if pgrep -x cc1plus >/dev/null 2>&1; then
 fi
 
 # --- 1. coinfer (and the previous build, when given) ----------------------------------
-# start_coinfer NAME BINARY
+# start_coinfer NAME BINARY CONFIG
 start_coinfer() {
-  local name=$1 binary=$2 port="" rev
-  taskset -c "$SERVER_CPU" "$binary" --config "$COINFER_CONFIG" --port 0 --threads 1 \
+  local name=$1 binary=$2 config=$3 port="" rev
+  taskset -c "$SERVER_CPU" "$binary" --config "$config" --port 0 --threads 1 \
     >"$TMP/$name.out" 2>"$TMP/$name.err" &
   SERVER_PID=$!
   for _ in $(seq 100); do
@@ -248,11 +293,11 @@ start_coinfer() {
   INFO[$name]="coinfer-serve --threads 1, git $rev"
 }
 if [[ $RUN_COINFER == 1 ]]; then
-  start_coinfer coinfer "$COINFER_SERVE"
+  start_coinfer coinfer "$COINFER_SERVE" "$COINFER_CONFIG"
 fi
 if [[ -n ${COINFER_SERVE_PREVIOUS:-} ]]; then
   [[ -x $COINFER_SERVE_PREVIOUS ]] || die "COINFER_SERVE_PREVIOUS '$COINFER_SERVE_PREVIOUS' is not executable"
-  start_coinfer coinfer_previous "$COINFER_SERVE_PREVIOUS"
+  start_coinfer coinfer_previous "$COINFER_SERVE_PREVIOUS" "$COINFER_CONFIG_PREVIOUS"
 fi
 
 # --- 2. FastAPI + uvicorn ---------------------------------------------------------
@@ -326,9 +371,16 @@ for line in open(path):
 res = {}
 for name, rs in runs.items():   # one JSON line per server: medians over the rounds
     med = lambda key: round(statistics.median(r[key] for r in rs), 3)
+    def medn(key):  # None when a round has no figure (no perf)
+        values = [r[key] for r in rs if r.get(key) is not None]
+        return round(statistics.median(values), 2) if values else None
     res[name] = {
         "bench": "http_oip_infer", "server": name, "server_info": rs[0]["server_info"],
         "req_per_s": med("req_per_s"), "p50_ms": med("p50_ms"), "p99_ms": med("p99_ms"),
+        "user_us_per_request": medn("user_us_per_request"),
+        "kernel_us_per_request": medn("kernel_us_per_request"),
+        "syscalls_per_request": medn("syscalls_per_request"),
+        "context_switches_per_request": medn("context_switches_per_request"),
         "rounds": len(rs), "req_per_s_rounds": [r["req_per_s"] for r in rs],
         "p99_ms_rounds": [r["p99_ms"] for r in rs],
         "requests": sum(r["requests"] for r in rs), "non_2xx": sum(r["non_2xx"] for r in rs),
@@ -362,13 +414,13 @@ summary = {
 print(json.dumps(summary))
 fmt = lambda v, nd: "—" if v is None else f"{v:,.{nd}f}"
 print()
-print("| server | req/s | p50 (ms) | p99 (ms) | coinfer ratio |")
-print("|---|---:|---:|---:|---|")
+print("| server | req/s | p50 (ms) | p99 (ms) | server CPU µs/request (user + kernel) | syscalls/request | coinfer ratio |")
+print("|---|---:|---:|---:|---:|---:|---|")
 for k in ("coinfer", "coinfer_previous", "fastapi", "nginx"):
     r = res.get(k)
     if r is None:
         if k != "coinfer_previous":
-            print(f"| {k} | skipped | | | |")
+            print(f"| {k} | skipped | | | | | |")
         continue
     ratio = ""
     if k == "coinfer_previous":
@@ -377,7 +429,10 @@ for k in ("coinfer", "coinfer_previous", "fastapi", "nginx"):
         ratio = "—" if x_fastapi is None else f"coinfer = {x_fastapi}× (target ≥ 10×: {'met' if x_fastapi >= 10 else 'NOT met'})"
     if k == "nginx":
         ratio = "—" if pct_nginx is None else f"coinfer = {pct_nginx}% (target ≥ 75%: {'met' if pct_nginx >= 75 else 'NOT met'})"
-    print(f"| {k} ({r['server_info']}) | {fmt(r['req_per_s'], 0)} | {fmt(r['p50_ms'], 2)} | {fmt(r['p99_ms'], 2)} | {ratio} |")
+    u, kern = r["user_us_per_request"], r["kernel_us_per_request"]
+    cpu = "—" if u is None or kern is None else f"{u + kern:.1f} ({u:.1f} + {kern:.1f})"
+    print(f"| {k} ({r['server_info']}) | {fmt(r['req_per_s'], 0)} | {fmt(r['p50_ms'], 2)} | {fmt(r['p99_ms'], 2)} "
+          f"| {cpu} | {fmt(r['syscalls_per_request'], 2)} | {ratio} |")
 print()
 print(f"{summary['date']}; {os.cpu_count()} cores; servers on core {scpu}, wrk {wrk_v} on core {ccpu}; "
       f"{res[next(iter(res))]['connections']} connections, {res[next(iter(res))]['wrk_threads']} wrk thread(s), "

@@ -39,10 +39,29 @@ void quantize_row(const float* a, int cols, const std::uint32_t* keep, Q* q,
     return;
   }
   const float inv = 127.0f / max_abs;
-  for (int c = 0; c < cols; ++c) {
-    // Clamp before converting so that Inf/NaN inputs cannot make the conversion undefined.
-    const float v = std::clamp(std::nearbyint(a[c] * inv), -127.0f, 127.0f);
-    q[c] = static_cast<Q>(static_cast<int>(v == v ? v : 0.0f) + Offset);
+  if (std::isinf(max_abs)) [[unlikely]] {
+    for (int c = 0; c < cols; ++c) {
+      // Clamp before converting so that Inf/NaN inputs cannot make the conversion undefined.
+      const float v = std::clamp(std::nearbyint(a[c] * inv), -127.0f, 127.0f);
+      q[c] = static_cast<Q>(static_cast<int>(v == v ? v : 0.0f) + Offset);
+    }
+  } else if (keep == nullptr) {
+    // Every |a[c]| <= max_abs < Inf, so a[c] * inv rounds to at most 127 in magnitude: no
+    // clamp and no NaN check, and the loop is a multiply, a round and the packing.
+    for (int c = 0; c < cols; ++c) {
+      q[c] = static_cast<Q>(static_cast<int>(std::nearbyint(a[c] * inv)) + Offset);
+    }
+  } else {
+    // The channels left out of the scale (which may exceed it, or be Inf or NaN) quantize as
+    // zero: their weights are zero, so what they hold does not reach the result.
+    for (int c = 0; c < cols; ++c) {
+      std::uint32_t bits;
+      std::memcpy(&bits, a + c, sizeof bits);
+      bits &= keep[c];
+      float kept;
+      std::memcpy(&kept, &bits, sizeof kept);
+      q[c] = static_cast<Q>(static_cast<int>(std::nearbyint(kept * inv)) + Offset);
+    }
   }
   *scale = max_abs / 127.0f;
 }

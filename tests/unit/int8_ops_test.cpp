@@ -107,6 +107,36 @@ TEST_CASE("non-finite activations do not crash quantization") {
   CHECK(std::all_of(q.begin(), q.end(), [](std::int8_t v) { return v >= -127 && v <= 127; }));
 }
 
+TEST_CASE("channels left out of the scale quantize to zero, whatever they hold") {
+  const int k = 6;
+  // Channels 1 and 4 are side channels: an outlier and a NaN, then Inf and a negative outlier.
+  const std::vector<float> x = {0.5f, 1000.0f, -2.0f, 1.0f, NAN, 0.25f,
+                                1.0f, INFINITY, 0.5f, -4.0f, -900.0f, 2.0f};
+  const std::vector<std::uint32_t> keep = {~0u, 0u, ~0u, ~0u, 0u, ~0u};
+  std::vector<std::uint8_t> q(x.size(), 7);
+  std::vector<float> scales(2);
+  quantize_activations_per_row_u8(x.data(), 2, k, keep.data(), q.data(), scales.data());
+  CHECK(scales[0] == 2.0f / 127);  // from the kept channels alone
+  CHECK(scales[1] == 4.0f / 127);
+  CHECK(int(q[1]) == 128);  // zero, stored +128
+  CHECK(int(q[4]) == 128);
+  CHECK(int(q[k + 1]) == 128);
+  CHECK(int(q[k + 4]) == 128);
+  CHECK(int(q[2]) == 128 - 127);  // the kept channels as without side channels
+  CHECK(int(q[0]) == 128 + 32);   // round(0.5 * 127 / 2) = round(31.75)
+  CHECK(int(q[k + 3]) == 128 - 127);
+  CHECK(int(q[k + 5]) == 128 + 64);  // round(63.5), ties to even
+}
+
+TEST_CASE("a row with an infinite activation quantizes to zeros with an infinite scale") {
+  const std::vector<float> x = {1.0f, -INFINITY, 3.0f, 0.5f};
+  std::vector<std::uint8_t> q(4, 7);
+  float scale = 0;
+  quantize_activations_per_row_u8(x.data(), 1, 4, q.data(), &scale);
+  CHECK(std::isinf(scale));
+  CHECK(std::all_of(q.begin(), q.end(), [](std::uint8_t v) { return v == 128; }));
+}
+
 // Each element obeys a worst-case bound, whatever the data. With x = s_x q_x + e_x and
 // w = s_w q_w + e_w, |e_x| <= s_x / 2, |e_w| <= s_w / 2, the INT8 result is
 // sum (x - e_x)(w - e_w) + b, so |y_int8 - y_fp32| <= s_w/2 sum|x| + s_x/2 sum|w| + k s_x s_w / 4.

@@ -25,8 +25,8 @@ void quantize_activations_per_row_u8(const float* x, int m, int k, std::uint8_t*
                                      float* scales) noexcept;
 
 // The same with only the channels c whose keep[c] is 0xffffffff (not 0) counted in each row's
-// scale: the others are quantized with that scale, clamped, and must meet zero weights (an
-// Int8Linear's FP32 side channels).
+// scale: the others quantize to 0 (stored 128) and must meet zero weights (an Int8Linear's FP32
+// side channels).
 void quantize_activations_per_row_u8(const float* x, int m, int k, const std::uint32_t* keep,
                                      std::uint8_t* q, float* scales) noexcept;
 

@@ -62,8 +62,10 @@ __global__ void quantize_rows_kernel(const float* __restrict__ x, int k, int k_p
   for (int c = threadIdx.x; c < k_padded; c += blockDim.x) {
     int v = 0;
     if (c < k && usable) {
+      // A channel left out of the scale counts as +0 (its weights are zero), as on the CPU.
+      const float xc = keep ? __uint_as_float(__float_as_uint(xr[c]) & keep[c]) : xr[c];
       // Round half to even (nearbyint on the CPU), clamped before the conversion.
-      const float scaled = rintf(__fmul_rn(xr[c], inverse));
+      const float scaled = rintf(__fmul_rn(xc, inverse));
       v = scaled != scaled ? 0 : static_cast<int>(fminf(fmaxf(scaled, -127.0f), 127.0f));
     }
     qr[c] = static_cast<std::int8_t>(v);

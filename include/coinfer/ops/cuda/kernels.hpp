@@ -18,8 +18,8 @@ namespace coinfer::cuda {
 //   x: FP32 [m, k] (row stride k) -> q: INT8 [m, k_padded] (columns k..k_padded-1 are zeros,
 //   so a GEMM over k_padded sees the same dot products), scales: FP32 [m] = max|x_r| / 127.
 // With `keep` (device, [k]: 0xffffffff or 0 per channel), only the kept channels set a row's
-// scale; the others are quantized with it, clamped, and must meet zero weights (FP32 side
-// channels, added by the epilogue).
+// scale; the others quantize to 0 and must meet zero weights (FP32 side channels, added by the
+// epilogue).
 Status quantize_rows_int8(const float* x, int m, int k, int k_padded, std::int8_t* q, float* scales,
                           cudaStream_t stream, const std::uint32_t* keep = nullptr);
 

@@ -280,17 +280,19 @@ struct LinearShape {
   const char* name;  // model.layer
   int k, n;          // in_features, out_features
   Activation activation;
+  int fp32_channels;  // input channels multiplied in FP32 beside the GEMM, as served
 };
 // digits MLP (assets/digits_mlp): 64 -> 256 -> 256 -> 10, ReLU between.
 // all-MiniLM-L6-v2, per encoder layer: Q, K, V and the attention output 384 -> 384, the
-// intermediate 384 -> 1536 with GELU, the output 1536 -> 384.
+// intermediate 384 -> 1536 with GELU, the output 1536 -> 384; each with the 4 FP32 input
+// channels the served model takes out of the INT8 GEMM (BertEncoderOptions).
 constexpr LinearShape kLinearShapes[] = {
-    {"digits.fc0", 64, 256, Activation::relu},
-    {"digits.fc1", 256, 256, Activation::relu},
-    {"digits.fc2", 256, 10, Activation::none},
-    {"minilm.attention", 384, 384, Activation::none},
-    {"minilm.intermediate", 384, 1536, Activation::gelu},
-    {"minilm.output", 1536, 384, Activation::none},
+    {"digits.fc0", 64, 256, Activation::relu, 0},
+    {"digits.fc1", 256, 256, Activation::relu, 0},
+    {"digits.fc2", 256, 10, Activation::none, 0},
+    {"minilm.attention", 384, 384, Activation::none, 4},
+    {"minilm.intermediate", 384, 1536, Activation::gelu, 4},
+    {"minilm.output", 1536, 384, Activation::none, 4},
 };
 constexpr int kBatchRows[] = {1, 8, 64};
 constexpr int kMaxBatchRows = 64;
@@ -314,9 +316,13 @@ void int8_linear(benchmark::State& state, LinearShape s, int m) {
   const std::vector<float> bias = uniform_floats(n, -0.1f, 0.1f, 2);        // FP32 [n]
   const std::vector<float> x = uniform_floats(static_cast<std::size_t>(m) * k, -2, 2, 3);  // [m, k]
   std::vector<float> y(static_cast<std::size_t>(m) * n);  // FP32 [m, n]
+  std::vector<int> channels;  // spread over the inputs
+  for (int j = 0; j < s.fp32_channels; ++j) channels.push_back((2 * j + 1) * s.k / (2 * s.fp32_channels));
+  Int8LinearOptions options;
+  options.max_batch = kMaxBatchRows;
+  options.fp32_input_channels = channels;
   Int8Linear linear;
-  if (Status status =
-          Int8Linear::create(weight, bias, s.n, s.k, s.activation, kMaxBatchRows, linear);
+  if (Status status = Int8Linear::create(weight, bias, s.n, s.k, s.activation, options, linear);
       !status) {
     state.SkipWithError(status.message().c_str());
     return;

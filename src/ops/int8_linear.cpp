@@ -1,6 +1,7 @@
 #include "coinfer/ops/int8_linear.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "coinfer/ops/compute_threads.hpp"
@@ -84,58 +86,56 @@ using dims = dnnl::memory::dims;
 // Rows per chunk of the row-by-row loops spread over the compute team.
 constexpr std::int64_t row_grain = 16;
 
-void activate(float* y, int n, Activation activation) {
-  switch (activation) {
-    case Activation::none:
-      break;
-    case Activation::relu:
-      for (int c = 0; c < n; ++c) y[c] = std::max(y[c], 0.0f);
-      break;
-    case Activation::gelu:
-      gelu_in_place(y, static_cast<std::size_t>(n));
-      break;
+// One row of the epilogue in one pass: remove the u8-shift term, dequantize, add bias and the
+// FP32 side channels' products (channel by channel, in order), then ReLU when `relu`. `Side`
+// side channels when known at compile time (the loop over the columns then vectorizes, the
+// channels unrolled inside it), `side` of them when Side < 0.
+template <int Side, bool Relu>
+void epilogue_row(const std::int32_t* a, int n, const std::int32_t* comp, float rs,
+                  const float* col_scale, const float* bias, int side, const float* xs,
+                  const float* side_weight, float* out) {
+  const int count = Side >= 0 ? Side : side;
+  for (int c = 0; c < n; ++c) {
+    float v = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
+    for (int j = 0; j < count; ++j) {
+      v = std::fma(xs[j], side_weight[static_cast<std::size_t>(j) * static_cast<std::size_t>(n) + c],
+                   v);
+    }
+    out[c] = Relu ? std::max(v, 0.0f) : v;
   }
 }
 
-// One fused pass: remove the u8-shift term, dequantize, bias, activation. The activation switch
-// sits outside the loops so that each loop vectorizes. GELU, and any activation after FP32
-// side channels, is a second pass over the row while it is in L1 (gelu() in a loop does not
-// vectorize; gelu_in_place() does, with the same bits); side channels add their products one
-// channel at a time before it.
+using EpilogueRow = void (*)(const std::int32_t*, int, const std::int32_t*, float, const float*,
+                            const float*, int, const float*, const float*, float*);
+
+// epilogue_row for 0, 1, .. side channels known at compile time, then the general one.
+template <bool Relu, int... Side>
+constexpr std::array<EpilogueRow, sizeof...(Side) + 1> epilogue_rows(
+    std::integer_sequence<int, Side...>) {
+  return {&epilogue_row<Side, Relu>..., &epilogue_row<-1, Relu>};
+}
+
+template <bool Relu>
+EpilogueRow epilogue_row_for(int side) {
+  static constexpr auto rows = epilogue_rows<Relu>(std::make_integer_sequence<int, 9>{});
+  return rows[std::min<std::size_t>(static_cast<std::size_t>(side), rows.size() - 1)];
+}
+
+// The epilogue of m rows: each in one fused pass (above); GELU is a second pass over the row
+// while it is in L1 (gelu() in a loop does not vectorize; gelu_in_place() does, with the same
+// bits).
 // side: the number of FP32 side channels; side_x FP32 [m, side], side_weight FP32 [side, n].
 void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
               const float* row_scale, const float* col_scale, const float* bias,
               Activation activation, int side, const float* side_x, const float* side_weight,
               float* y) {
-  const Activation fused =
-      side == 0 && activation != Activation::gelu ? activation : Activation::none;
   for (int r = 0; r < m; ++r) {
     const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(n);
-    const std::int32_t* a = acc + offset;
-    float* out = y + offset;
-    const float rs = row_scale[r];
-    switch (fused) {
-      case Activation::none:
-        for (int c = 0; c < n; ++c) {
-          out[c] = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
-        }
-        break;
-      case Activation::relu:
-        for (int c = 0; c < n; ++c) {
-          const float v = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
-          out[c] = std::max(v, 0.0f);
-        }
-        break;
-      case Activation::gelu:  // not fused: see above
-        break;
-    }
     const float* xs = side_x + static_cast<std::size_t>(r) * static_cast<std::size_t>(side);
-    for (int j = 0; j < side; ++j) {
-      const float xj = xs[j];
-      const float* wj = side_weight + static_cast<std::size_t>(j) * static_cast<std::size_t>(n);
-      for (int c = 0; c < n; ++c) out[c] = std::fma(xj, wj[c], out[c]);
-    }
-    if (fused != activation) activate(out, n, activation);
+    const EpilogueRow row =
+        activation == Activation::relu ? epilogue_row_for<true>(side) : epilogue_row_for<false>(side);
+    row(acc + offset, n, comp, row_scale[r], col_scale, bias, side, xs, side_weight, y + offset);
+    if (activation == Activation::gelu) gelu_in_place(y + offset, static_cast<std::size_t>(n));
   }
 }
 

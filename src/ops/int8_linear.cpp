@@ -86,18 +86,20 @@ using dims = dnnl::memory::dims;
 // Rows per chunk of the row-by-row loops spread over the compute team.
 constexpr std::int64_t row_grain = 16;
 
-// One row of the epilogue in one pass: remove the u8-shift term, dequantize, add bias and the
-// FP32 side channels' products (channel by channel, in order), then ReLU when `relu`. `Side`
-// side channels when known at compile time (the loop over the columns then vectorizes, the
-// channels unrolled inside it), `side` of them when Side < 0.
-template <int Side, bool Relu>
-void epilogue_row(const std::int32_t* a, int n, const std::int32_t* comp, float rs,
-                  const float* col_scale, const float* bias, int side, const float* xs,
-                  const float* side_weight, float* out) {
-  const int count = Side >= 0 ? Side : side;
+// One pass of the epilogue over a row: the first pass removes the u8-shift term, dequantizes
+// and adds the bias; every pass then adds the products of up to 8 FP32 side channels
+// (`Count` of them, channel by channel in order: the loop over the columns vectorizes with the
+// channels unrolled inside it), and the last one applies ReLU when asked. A row with more
+// side channels takes several passes, 8 channels each, so that the order of the FMAs per
+// element (and so every bit) is that of one channel at a time.
+template <int Count, bool First, bool Relu>
+void epilogue_pass(const std::int32_t* a, int n, const std::int32_t* comp, float rs,
+                   const float* col_scale, const float* bias, const float* xs,
+                   const float* side_weight, float* out) {
   for (int c = 0; c < n; ++c) {
-    float v = dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c]);
-    for (int j = 0; j < count; ++j) {
+    float v = First ? dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c])
+                    : out[c];
+    for (int j = 0; j < Count; ++j) {
       v = std::fma(xs[j], side_weight[static_cast<std::size_t>(j) * static_cast<std::size_t>(n) + c],
                    v);
     }
@@ -105,25 +107,45 @@ void epilogue_row(const std::int32_t* a, int n, const std::int32_t* comp, float 
   }
 }
 
-using EpilogueRow = void (*)(const std::int32_t*, int, const std::int32_t*, float, const float*,
-                            const float*, int, const float*, const float*, float*);
+constexpr int side_channels_per_pass = 8;
 
-// epilogue_row for 0, 1, .. side channels known at compile time, then the general one.
-template <bool Relu, int... Side>
-constexpr std::array<EpilogueRow, sizeof...(Side) + 1> epilogue_rows(
-    std::integer_sequence<int, Side...>) {
-  return {&epilogue_row<Side, Relu>..., &epilogue_row<-1, Relu>};
+using EpiloguePass = void (*)(const std::int32_t*, int, const std::int32_t*, float, const float*,
+                              const float*, const float*, const float*, float*);
+
+template <bool First, bool Relu, int... Count>
+constexpr std::array<EpiloguePass, sizeof...(Count)> epilogue_passes(
+    std::integer_sequence<int, Count...>) {
+  return {&epilogue_pass<Count, First, Relu>...};
 }
 
-template <bool Relu>
-EpilogueRow epilogue_row_for(int side) {
-  static constexpr auto rows = epilogue_rows<Relu>(std::make_integer_sequence<int, 9>{});
-  return rows[std::min<std::size_t>(static_cast<std::size_t>(side), rows.size() - 1)];
+// The pass for 0..8 side channels.
+template <bool First, bool Relu>
+EpiloguePass epilogue_pass_for(int count) {
+  static constexpr auto passes = epilogue_passes<First, Relu>(
+      std::make_integer_sequence<int, side_channels_per_pass + 1>{});
+  return passes[static_cast<std::size_t>(count)];
 }
 
-// The epilogue of m rows: each in one fused pass (above); GELU is a second pass over the row
-// while it is in L1 (gelu() in a loop does not vectorize; gelu_in_place() does, with the same
-// bits).
+// One row of the epilogue: as few passes as the side channels allow (one for up to 8).
+void epilogue_row(const std::int32_t* a, int n, const std::int32_t* comp, float rs,
+                  const float* col_scale, const float* bias, bool relu, int side,
+                  const float* xs, const float* side_weight, float* out) {
+  int done = std::min(side, side_channels_per_pass);
+  bool last = done == side;
+  (last && relu ? epilogue_pass_for<true, true>(done) : epilogue_pass_for<true, false>(done))(
+      a, n, comp, rs, col_scale, bias, xs, side_weight, out);
+  while (!last) {
+    const int count = std::min(side - done, side_channels_per_pass);
+    last = done + count == side;
+    const float* weights = side_weight + static_cast<std::size_t>(done) * static_cast<std::size_t>(n);
+    (last && relu ? epilogue_pass_for<false, true>(count) : epilogue_pass_for<false, false>(count))(
+        a, n, comp, rs, col_scale, bias, xs + done, weights, out);
+    done += count;
+  }
+}
+
+// The epilogue of m rows (above); GELU is a second pass over the row while it is in L1
+// (gelu() in a loop does not vectorize; gelu_in_place() does, with the same bits).
 // side: the number of FP32 side channels; side_x FP32 [m, side], side_weight FP32 [side, n].
 void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
               const float* row_scale, const float* col_scale, const float* bias,
@@ -132,9 +154,8 @@ void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
   for (int r = 0; r < m; ++r) {
     const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(n);
     const float* xs = side_x + static_cast<std::size_t>(r) * static_cast<std::size_t>(side);
-    const EpilogueRow row =
-        activation == Activation::relu ? epilogue_row_for<true>(side) : epilogue_row_for<false>(side);
-    row(acc + offset, n, comp, row_scale[r], col_scale, bias, side, xs, side_weight, y + offset);
+    epilogue_row(acc + offset, n, comp, row_scale[r], col_scale, bias,
+                 activation == Activation::relu, side, xs, side_weight, y + offset);
     if (activation == Activation::gelu) gelu_in_place(y + offset, static_cast<std::size_t>(n));
   }
 }

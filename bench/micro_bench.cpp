@@ -293,6 +293,11 @@ constexpr LinearShape kLinearShapes[] = {
     {"minilm.attention", 384, 384, Activation::none, 4},
     {"minilm.intermediate", 384, 1536, Activation::gelu, 4},
     {"minilm.output", 1536, 384, Activation::none, 4},
+    // SmolLM2-135M: hidden 576, MLP 1536; its linears keep the input channels whose largest
+    // activation exceeds twice the median channel's in FP32 (up to 128, 256 for the down
+    // projection; LlamaOptions): 32 here.
+    {"smollm2.attention", 576, 576, Activation::none, 32},
+    {"smollm2.down", 1536, 576, Activation::none, 32},
 };
 constexpr int kBatchRows[] = {1, 8, 64};
 constexpr int kMaxBatchRows = 64;

@@ -322,7 +322,9 @@ void int8_linear(benchmark::State& state, LinearShape s, int m) {
   const std::vector<float> x = uniform_floats(static_cast<std::size_t>(m) * k, -2, 2, 3);  // [m, k]
   std::vector<float> y(static_cast<std::size_t>(m) * n);  // FP32 [m, n]
   std::vector<int> channels;  // spread over the inputs
-  for (int j = 0; j < s.fp32_channels; ++j) channels.push_back((2 * j + 1) * s.k / (2 * s.fp32_channels));
+  for (int j = 0; j < s.fp32_channels; ++j) {
+    channels.push_back((2 * j + 1) * s.k / (2 * s.fp32_channels));
+  }
   Int8LinearOptions options;
   options.max_batch = kMaxBatchRows;
   options.fp32_input_channels = channels;

@@ -16,7 +16,7 @@ namespace {
 // with activation.hpp. The vector loops below are gelu() lane by lane: the same operations in
 // the same order. erf_fast's clamp to [-4, 4] lets a NaN lane through as -4 or 4 here, where
 // erf_fast keeps the NaN, but the product with v makes it NaN again, as gelu() does.
-constexpr float kP[] = {-2.72614225801306e-10f, 2.77068142495902e-08f, -2.10102402082508e-06f,
+constexpr float kP[] = {-2.72614225801306e-10f, 2.77068142495902e-08f,  -2.10102402082508e-06f,
                         -5.69250639462346e-05f, -7.34990630326855e-04f, -2.95459980854025e-03f,
                         -1.60960333262415e-02f};
 constexpr float kQ[] = {-1.45660718464996e-05f, -2.13374055278905e-04f, -1.68282697438203e-03f,
@@ -35,9 +35,13 @@ __attribute__((target("avx512f"))) std::size_t gelu_avx512(float* y, std::size_t
     x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-4.0f)), _mm512_set1_ps(4.0f));
     const __m512 x2 = _mm512_mul_ps(x, x);
     __m512 p = _mm512_set1_ps(kP[0]);
-    for (std::size_t j = 1; j < std::size(kP); ++j) p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(kP[j]));
+    for (std::size_t j = 1; j < std::size(kP); ++j) {
+      p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(kP[j]));
+    }
     __m512 q = _mm512_set1_ps(kQ[0]);
-    for (std::size_t j = 1; j < std::size(kQ); ++j) q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(kQ[j]));
+    for (std::size_t j = 1; j < std::size(kQ); ++j) {
+      q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(kQ[j]));
+    }
     const __m512 erf = _mm512_div_ps(_mm512_mul_ps(x, p), q);
     const __m512 half_v = _mm512_mul_ps(_mm512_set1_ps(0.5f), v);
     _mm512_storeu_ps(y + i, _mm512_mul_ps(half_v, _mm512_add_ps(_mm512_set1_ps(1.0f), erf)));
@@ -54,9 +58,13 @@ std::size_t gelu_avx2(float* y, std::size_t n) noexcept {
     x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-4.0f)), _mm256_set1_ps(4.0f));
     const __m256 x2 = _mm256_mul_ps(x, x);
     __m256 p = _mm256_set1_ps(kP[0]);
-    for (std::size_t j = 1; j < std::size(kP); ++j) p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(kP[j]));
+    for (std::size_t j = 1; j < std::size(kP); ++j) {
+      p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(kP[j]));
+    }
     __m256 q = _mm256_set1_ps(kQ[0]);
-    for (std::size_t j = 1; j < std::size(kQ); ++j) q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(kQ[j]));
+    for (std::size_t j = 1; j < std::size(kQ); ++j) {
+      q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(kQ[j]));
+    }
     const __m256 erf = _mm256_div_ps(_mm256_mul_ps(x, p), q);
     const __m256 half_v = _mm256_mul_ps(_mm256_set1_ps(0.5f), v);
     _mm256_storeu_ps(y + i, _mm256_mul_ps(half_v, _mm256_add_ps(_mm256_set1_ps(1.0f), erf)));

@@ -100,8 +100,8 @@ void epilogue_pass(const std::int32_t* a, int n, const std::int32_t* comp, float
     float v = First ? dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c])
                     : out[c];
     for (int j = 0; j < Count; ++j) {
-      v = std::fma(xs[j], side_weight[static_cast<std::size_t>(j) * static_cast<std::size_t>(n) + c],
-                   v);
+      v = std::fma(xs[j],
+                   side_weight[static_cast<std::size_t>(j) * static_cast<std::size_t>(n) + c], v);
     }
     out[c] = Relu ? std::max(v, 0.0f) : v;
   }
@@ -137,7 +137,8 @@ void epilogue_row(const std::int32_t* a, int n, const std::int32_t* comp, float 
   while (!last) {
     const int count = std::min(side - done, side_channels_per_pass);
     last = done + count == side;
-    const float* weights = side_weight + static_cast<std::size_t>(done) * static_cast<std::size_t>(n);
+    const float* weights =
+        side_weight + static_cast<std::size_t>(done) * static_cast<std::size_t>(n);
     (last && relu ? epilogue_pass_for<false, true>(count) : epilogue_pass_for<false, false>(count))(
         a, n, comp, rs, col_scale, bias, xs + done, weights, out);
     done += count;

@@ -72,7 +72,8 @@ std::size_t gelu_avx2(float* y, std::size_t n) noexcept {
   return i;
 }
 
-const bool has_avx512 = __builtin_cpu_supports("avx512f");
+// Initialized before main, possibly before libgcc has read the CPU's features: ask it to.
+const bool has_avx512 = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
 
 }  // namespace
 #endif

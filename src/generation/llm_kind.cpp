@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "coinfer/generation/engine.hpp"
+#include "coinfer/generation/generator_kind.hpp"
+#include "coinfer/generation/llama_cpu_runner.hpp"
 #include "coinfer/models/llama.hpp"
 #include "coinfer/models/model_kind.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
@@ -127,16 +129,15 @@ Status make_generator(const ModelConfig& config, int compute_threads,
     return Status::invalid(where + ": " + s.message());
   }
   EngineConfig engine;
-  engine.max_num_seqs = static_cast<std::int32_t>(max_num_seqs);
-  engine.max_step_tokens = static_cast<std::int32_t>(max_step_tokens);
+  engine.scheduler.max_num_seqs = static_cast<std::int32_t>(max_num_seqs);
+  engine.scheduler.max_step_tokens = static_cast<std::int32_t>(max_step_tokens);
+  engine.scheduler.max_model_len = static_cast<std::int32_t>(max_model_len);
+  engine.scheduler.chunked_prefill = chunked_prefill;
+  engine.scheduler.priority_scheduling = config.priority_levels > 1;
+  engine.scheduler.static_batching = static_batching;
   engine.max_waiting =
       static_cast<std::int32_t>(std::min<std::size_t>(config.max_queue_size, 1 << 20));
-  engine.max_model_len = static_cast<std::int32_t>(max_model_len);
-  engine.chunked_prefill = chunked_prefill;
   engine.prefix_caching = prefix_caching;
-  engine.priority_scheduling = config.priority_levels > 1;
-  engine.static_batching = static_batching;
-  engine.compute_threads = compute_threads;
   engine.default_system_prompt = system_prompt;
   spdlog::info(
       "{}: llama {} layers, hidden {}, {} heads ({} KV), vocab {}, {} KV blocks of {} tokens ({} "
@@ -145,8 +146,22 @@ Status make_generator(const ModelConfig& config, int compute_threads,
       model_options.kv_blocks, block_size, model_options.kv_blocks * block_bytes >> 20, precision,
       model->outlier_channels());
   out = std::make_unique<Engine>(
-      std::move(model), std::shared_ptr<const ByteLevelBpeTokenizer>(std::move(tokenizer)), engine);
+      std::make_unique<LlamaCpuRunner>(std::move(model), compute_threads),
+      std::shared_ptr<const ByteLevelBpeTokenizer>(std::move(tokenizer)), std::move(engine));
   return {};
+}
+
+std::span<const GeneratorKind> generator_kinds() noexcept {
+  static const GeneratorKind kinds[] = {
+      {"llm",
+       [](const ModelConfig& config, int compute_threads, std::unique_ptr<Generator>& out) {
+         std::unique_ptr<Engine> engine;
+         Status status = make_generator(config, compute_threads, engine);
+         out = std::move(engine);
+         return status;
+       }},
+  };
+  return kinds;
 }
 
 }  // namespace coinfer::generation

@@ -1,0 +1,151 @@
+#include "coinfer/generation/engine.hpp"
+
+#include <doctest/doctest.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "toy_generation.hpp"
+
+using namespace coinfer;
+using namespace coinfer::generation;
+using namespace coinfer::test;
+namespace asio = boost::asio;
+
+namespace {
+
+const std::vector<std::int32_t> kScript = {hello, world, bang, space_st, op, end_word};
+
+struct Run {
+  std::vector<std::int32_t> tokens;
+  GenerationUpdate last;
+};
+
+// Reads every stream to its end on `io`.
+std::vector<Run> run_all(asio::io_context& io,
+                         const std::vector<std::shared_ptr<GenerationStream>>& streams) {
+  std::vector<Run> out(streams.size());
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    asio::co_spawn(
+        io,
+        [&, i]() -> asio::awaitable<void> {
+          GenerationUpdate u;
+          while (co_await streams[i]->next(u)) {
+            for (const auto& t : u.tokens) out[i].tokens.push_back(t.id);
+            if (u.finish != FinishReason::none) out[i].last = u;
+          }
+        },
+        asio::detached);
+  }
+  io.run();
+  io.restart();
+  return out;
+}
+
+GenerationRequest greedy(std::vector<std::int32_t> prompt, std::int32_t max_tokens) {
+  GenerationRequest r;
+  r.prompt = std::move(prompt);
+  r.sampling.temperature = 0;
+  r.max_tokens = max_tokens;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "engine: greedy tokens through a fake runner follow its KV, also when sequences are "
+    "preempted") {
+  asio::io_context io;  // outlives the engine, whose last updates are posted to it
+  auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
+  // 12 blocks of 4 tokens: six sequences of 20 tokens need 30, so they preempt each other.
+  auto runner = std::make_unique<FakeRunner>(10, 12, 4, kScript, 16);
+  FakeRunner& fake = *runner;
+  EngineConfig config;
+  Engine engine(std::move(runner), tokenizer, config);
+  std::vector<std::shared_ptr<GenerationStream>> streams(6);
+  std::vector<std::vector<std::int32_t>> prompts;
+  for (int i = 0; i < 6; ++i) {
+    std::vector<std::int32_t> prompt(8, hello);
+    prompt[static_cast<std::size_t>(i)] = world;  // distinct prompts, a shared first block for some
+    prompts.push_back(prompt);
+    REQUIRE(
+        engine.submit(greedy(prompt, 12), io.get_executor(), streams[static_cast<std::size_t>(i)])
+            .ok());
+  }
+  const auto runs = run_all(io, streams);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    CAPTURE(i);
+    CHECK(runs[i].tokens == FakeRunner::expected(prompts[i], 12, kScript));
+    CHECK(runs[i].last.finish == FinishReason::length);
+    CHECK(runs[i].last.completion_tokens == 12);
+  }
+  CHECK_FALSE(fake.kv_missing.load());
+  CHECK(engine.metrics().num_preemptions.value() > 0);
+  CHECK(engine.metrics().request_success.value() == 6);
+  CHECK(engine.metrics().prompt_tokens.value() >= 6 * 8);
+}
+
+TEST_CASE(
+    "engine: a full waiting queue refuses at once with unavailable, and frees places as it "
+    "drains") {
+  asio::io_context io;
+  auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
+  auto runner = std::make_unique<FakeRunner>(10, 64, 4, kScript);
+  FakeRunner& fake = *runner;
+  EngineConfig config;
+  config.max_waiting = 2;
+  config.scheduler.max_num_seqs = 1;
+  Engine engine(std::move(runner), tokenizer, config);
+  fake.close_gate();
+  std::vector<std::shared_ptr<GenerationStream>> streams(3);
+  REQUIRE(engine.submit(greedy({hello}, 2), io.get_executor(), streams[0]).ok());
+  fake.wait_entered(1);  // the first is running, held in its first step
+  REQUIRE(engine.submit(greedy({world}, 2), io.get_executor(), streams[1]).ok());
+  REQUIRE(engine.submit(greedy({bang}, 2), io.get_executor(), streams[2]).ok());
+  std::shared_ptr<GenerationStream> refused;
+  const Status full = engine.submit(greedy({op}, 2), io.get_executor(), refused);
+  CHECK(full.code() == Errc::unavailable);
+  CHECK(full.message() == "the generation queue is full (2 waiting)");
+  CHECK(refused == nullptr);
+  fake.open_gate();
+  const auto runs = run_all(io, streams);
+  for (const auto& r : runs) CHECK(r.last.finish == FinishReason::length);
+  // Every place is free again.
+  std::vector<std::shared_ptr<GenerationStream>> again(2);
+  CHECK(engine.submit(greedy({hello}, 1), io.get_executor(), again[0]).ok());
+  CHECK(engine.submit(greedy({world}, 1), io.get_executor(), again[1]).ok());
+  run_all(io, again);
+}
+
+TEST_CASE("engine: a request that cannot fit is refused with the scheduler's reason") {
+  asio::io_context io;
+  auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
+  EngineConfig config;
+  config.scheduler.max_model_len = 100000;  // capped by the runner's context (256)
+  Engine engine(std::make_unique<FakeRunner>(10, 128, 4, kScript), tokenizer, config);
+  CHECK(engine.max_model_len() == 256);
+  std::shared_ptr<GenerationStream> s;
+  const Status status =
+      engine.submit(greedy(std::vector<std::int32_t>(256, hello), 4), io.get_executor(), s);
+  CHECK(status.message() == "prompt: 256 tokens leave no room for output within max_model_len 256");
+}
+
+TEST_CASE("engine: a cancelled stream ends its sequence and frees its blocks") {
+  asio::io_context io;
+  auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
+  auto runner = std::make_unique<FakeRunner>(10, 64, 4, kScript);
+  FakeRunner& fake = *runner;
+  Engine engine(std::move(runner), tokenizer, EngineConfig{});
+  fake.close_gate();
+  std::vector<std::shared_ptr<GenerationStream>> streams(1);
+  REQUIRE(engine.submit(greedy({hello, world}, 1000), io.get_executor(), streams[0]).ok());
+  fake.wait_entered(1);
+  streams[0]->cancel();
+  fake.open_gate();
+  const auto runs = run_all(io, streams);
+  CHECK(runs[0].last.finish == FinishReason::cancelled);
+  CHECK(engine.metrics().request_failure.value() == 1);
+  CHECK(engine.metrics().kv_cache_usage.load() == 0.0);
+}

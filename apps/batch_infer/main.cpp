@@ -23,13 +23,12 @@
 #include <thread>
 
 #include "coinfer/core/config.hpp"
-#include "coinfer/generation/engine.hpp"
-#include "coinfer/generation/llm_kind.hpp"
-#include "coinfer/models/builtin_models.hpp"
+#include "coinfer/generation/generator.hpp"
 #include "coinfer/offline/pipeline.hpp"
 #include "coinfer/offline/postgres.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
+#include "coinfer/serving/model_loader.hpp"
 
 using namespace coinfer;
 using namespace coinfer::offline;
@@ -167,7 +166,6 @@ int main(int argc, char** argv) {
     if (m.name == model_name) found = &m;
   if (!found) return fail(2, "--model: no model '" + model_name + "' in " + config_path);
   ModelConfig model_config = *found;
-  const bool language_model = model_config.kind == "llm";
   if (options.batch_size > 0) model_config.max_batch_size = options.batch_size;
 
   // The source.
@@ -201,26 +199,28 @@ int main(int argc, char** argv) {
 
   // The model, on the CPU executor or its own device executor; a language model on its engine.
   const int threads = compute_threads > 0 ? compute_threads : config.compute.threads;
-  LoadedModel loaded;
-  std::unique_ptr<generation::Engine> engine;
+  // A batch job needs the model: not installed is an error, not a warning.
+  std::erase_if(model_config.options,
+                [](const auto& option) { return option.first == "optional"; });
+  LoadedServable loaded;
+  if (auto status = load_servable(model_config, threads, loaded); !status.ok())
+    return fail(2, status.message());
+  if (loaded.empty())
+    return fail(2, "--model: '" + model_name + "': its weights are not installed");
+  const bool language_model = loaded.generator != nullptr;
   std::unique_ptr<CpuExecutor> cpu;
   JobModel job_model;
   if (language_model) {
-    // A batch job needs the model: not installed is an error, not a warning.
-    std::erase_if(model_config.options, [](const auto& option) { return option.first == "optional"; });
-    if (auto status = generation::make_generator(model_config, threads, engine); !status.ok())
-      return fail(2, status.message());
-    if (!engine) return fail(2, "--model: '" + model_name + "': its weights are not installed");
-    job_model.generator = engine.get();
+    job_model.generator = loaded.generator.get();
     job_model.generation = generation;
     job_model.name = model_name;
   } else {
-    if (auto status = make_model(model_config, loaded); !status.ok()) return fail(2, status.message());
-    if (truncate && loaded.text) loaded.text->truncate = true;
+    if (truncate && loaded.model.text) loaded.model.text->truncate = true;
     cpu = std::make_unique<CpuExecutor>(threads);
-    job_model.model = loaded.model;
-    job_model.executor = loaded.device_executor ? loaded.device_executor.get() : cpu.get();
-    job_model.text = loaded.text;
+    job_model.model = loaded.model.model;
+    job_model.executor =
+        loaded.model.device_executor ? loaded.model.device_executor.get() : cpu.get();
+    job_model.text = loaded.model.text;
   }
 
   // The sink.

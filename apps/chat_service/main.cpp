@@ -18,8 +18,7 @@
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/core/log.hpp"
-#include "coinfer/generation/engine.hpp"
-#include "coinfer/generation/llm_kind.hpp"
+#include "coinfer/generation/generator.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
 #include "coinfer/ops/compute_threads.hpp"
@@ -27,6 +26,7 @@
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/serving/cache_stage.hpp"
+#include "coinfer/serving/model_loader.hpp"
 #include "coinfer/serving/model_repository.hpp"
 
 namespace asio = boost::asio;
@@ -59,14 +59,17 @@ int main(int argc, char** argv) {
   ModelRepository repository;
   for (const ModelConfig& model_config : config.models) {
     // Weights requantized to INT8, the tokenizer and the KV cache allocated once, here.
-    std::unique_ptr<generation::Engine> engine;
-    Status status = model_config.kind == "llm"
-                        ? generation::make_generator(model_config, config.compute.threads, engine)
-                        : Status::invalid("models." + model_config.name + ": kind '" +
-                                          model_config.kind + "' is not a language model (\"llm\")");
-    if (status.ok() && !engine) status = Status::invalid("models." + model_config.name + ": weights not installed");
-    if (status.ok()) status = repository.add(model_config.name, std::move(engine), model_config.cache,
-                                      model_config.version);
+    LoadedServable loaded;
+    Status status = load_servable(model_config, config.compute.threads, loaded);
+    if (status.ok() && !loaded.generator) {
+      status = loaded.empty()
+                   ? Status::invalid("models." + model_config.name + ": weights not installed")
+                   : Status::invalid("models." + model_config.name + ": kind '" +
+                                     model_config.kind + "' is not a language model (\"llm\")");
+    }
+    if (status.ok())
+      status = repository.add(model_config.name, std::move(loaded.generator), model_config.cache,
+                              model_config.version);
     if (!status.ok()) {
       std::fprintf(stderr, "chat_service: %s\n", status.message().c_str());
       return 2;

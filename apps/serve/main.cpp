@@ -14,9 +14,6 @@
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/config.hpp"
 #include "coinfer/core/log.hpp"
-#include "coinfer/generation/engine.hpp"
-#include "coinfer/generation/llm_kind.hpp"
-#include "coinfer/models/builtin_models.hpp"
 #include "coinfer/net/http_server.hpp"
 #include "coinfer/net/run_until_signalled.hpp"
 #include "coinfer/ops/compute_threads.hpp"
@@ -25,6 +22,7 @@
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/cache_stage.hpp"
+#include "coinfer/serving/model_loader.hpp"
 #include "coinfer/serving/model_repository.hpp"
 
 namespace asio = boost::asio;
@@ -71,32 +69,10 @@ int main(int argc, char** argv) {
   ModelRepository repository;
   CpuExecutor executor(config.compute.threads);  // compute pool, apart from the I/O threads
   std::vector<std::unique_ptr<Executor>> device_executors;  // e.g. a CudaExecutor per GPU model
-  for (const auto& model_config : config.models) {
-    if (model_config.kind == "llm") {  // a language model: its own engine and scheduler
-      std::unique_ptr<generation::Engine> engine;
-      Status status = generation::make_generator(model_config, config.compute.threads, engine);
-      if (status.ok() && engine) status = repository.add(model_config.name, std::move(engine), model_config.cache,
-                                      model_config.version);
-      if (!status.ok()) {
-        std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
-        return 2;
-      }
-      continue;
-    }
-    LoadedModel loaded;
-    Status status = make_model(model_config, loaded);
-    if (status.ok()) {
-      Executor& runs_on = loaded.device_executor ? *loaded.device_executor : executor;
-      status = repository.add(std::make_unique<Endpoint>(std::move(loaded.model), io.get_executor(),
-                                                         runs_on, batch_policy(model_config),
-                                                         std::move(loaded.text)));
-    }
-    if (loaded.device_executor) device_executors.push_back(std::move(loaded.device_executor));
-    if (!status.ok()) {
-      std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
-      return 2;
-    }
-    spdlog::info("model '{}' version {} ready", model_config.name, model_config.version);
+  if (auto status = load_models(config, io.get_executor(), executor, repository, device_executors);
+      !status.ok()) {
+    std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
+    return 2;
   }
 
   // The response cache of the models with cache = "exact" | "semantic" ([cache]); destroyed

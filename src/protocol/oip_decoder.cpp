@@ -523,12 +523,17 @@ class TensorSink final : public InputSink {
 // it decodes id, parameters and outputs and validates every input's name, datatype and shape
 // against the model, wherever each key comes. Then the sink allocates once. Pass 2 rewinds the
 // document and decodes each "data" array straight into its destination.
-class RequestDecoder {
+class TwoPassInferDecoder {
  public:
-  RequestDecoder(const ModelMetadata& model, std::size_t body_size,
-                 std::span<const std::byte> binary, RequestPlan& plan, InferRequest& out,
-                 InputSink& sink)
-      : model_(model), body_size_(body_size), binary_(binary), plan_(plan), out_(out), sink_(sink) {}
+  TwoPassInferDecoder(const ModelMetadata& model, std::size_t body_size,
+                      std::span<const std::byte> binary, RequestPlan& plan, InferRequest& out,
+                      InputSink& sink)
+      : model_(model),
+        body_size_(body_size),
+        binary_(binary),
+        plan_(plan),
+        out_(out),
+        sink_(sink) {}
 
   Status decode(od::document& doc) {
     plan_.output_binary.assign(model_.outputs.size(), -1);
@@ -1009,7 +1014,7 @@ struct OipDecoder::Parser {
     if (auto error = json.iterate(data, body.size(), body_capacity).get(doc)) {
       return json_error(error);
     }
-    RequestDecoder decoder(model, body.size(), binary, plan, out, sink);
+    TwoPassInferDecoder decoder(model, body.size(), binary, plan, out, sink);
     return decoder.decode(doc);
   }
 };

@@ -61,7 +61,7 @@ Endpoint* find_model(const ModelRepository& repo, const HttpRequest& req, HttpRe
 }
 
 bool is_generator(const ModelRepository& repo, std::string_view name) {
-  return std::any_of(repo.generators().begin(), repo.generators().end(),
+  return std::any_of(repo.language_models().begin(), repo.language_models().end(),
                      [&](const auto& g) { return g.name == name; });
 }
 
@@ -71,7 +71,8 @@ bool find_generator(const ModelRepository& repo, const HttpRequest& req, HttpRes
   generation::Generator* generator = nullptr;
   Status status = repo.find_generator(req.param("model"), req.tenant, generator);
   const std::string_view version = req.param("version");
-  if (status.ok() && !version.empty() && version != repo.generator(req.param("model"))->version) {
+  if (status.ok() && !version.empty() &&
+      version != repo.language_model(req.param("model"))->version) {
     status = Status(Errc::not_found, "model '" + std::string(req.param("model")) +
                                          "' has no version '" + std::string(version) + "'");
   }
@@ -93,7 +94,8 @@ void generator_metadata(std::string_view name, std::string_view version, std::st
 void model_metadata(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   if (is_generator(repo, req.param("model"))) {
     if (find_generator(repo, req, res)) {
-      generator_metadata(req.param("model"), repo.generator(req.param("model"))->version, res.body);
+      generator_metadata(req.param("model"), repo.language_model(req.param("model"))->version,
+                         res.body);
     }
     return;
   }
@@ -369,7 +371,7 @@ void repository_index(const ModelRepository& repo, const HttpRequest& req, HttpR
     json_append_string(res.body, to_string(state));
     res.body += '}';
   }
-  for (const auto& g : repo.generators()) {  // language models are ready once served
+  for (const auto& g : repo.language_models()) {  // language models are ready once served
     generation::Generator* visible = nullptr;
     if (!repo.find_generator(g.name, req.tenant, visible).ok()) continue;
     if (!first) res.body += ',';
@@ -474,11 +476,11 @@ void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpRespon
   }
   // Language models: requests by outcome and their end-to-end time (the engine schedules per
   // step, not per batch, so there are no batch statistics).
-  for (const auto& g : repo.generators()) {
+  for (const auto& g : repo.language_models()) {
     generation::Generator* visible = nullptr;
     if (!repo.find_generator(g.name, req.tenant, visible).ok() || !begin_entry(g.name, g.version))
       continue;
-    const auto& m = g.engine->metrics();
+    const auto& m = g.generator->metrics();
     res.body += ",\"inference_count\":";
     json_append_number(res.body, m.request_success.value());
     res.body += ",\"inference_stats\":{";
@@ -531,7 +533,8 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     res.content_type = "text/plain; version=0.0.4";
     render_prometheus(models, res.body);
     std::vector<generation::NamedGenerationMetrics> generators;
-    for (const auto& g : repo->generators()) generators.push_back({g.name, &g.engine->metrics()});
+    for (const auto& g : repo->language_models())
+      generators.push_back({g.name, &g.generator->metrics()});
     generation::render_prometheus(generators, res.body);
     if (CacheStage* stage = repo->cache()) cache::render_prometheus(stage->cache(), res.body);
   });

@@ -427,7 +427,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
       fail(res, status);
       co_return;
     }
-    cache_key_parts(r, repo.generator(r.model)->version, g, run.scope, run.text);
+    cache_key_parts(r, repo.language_model(r.model)->version, g, run.scope, run.text);
     const auto lookup_started = std::chrono::steady_clock::now();
     co_await run.lookup();
     res.timing.add("cache", std::chrono::steady_clock::now() - lookup_started);

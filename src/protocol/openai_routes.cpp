@@ -277,14 +277,14 @@ void models(const ModelRepository& repo, const HttpRequest& req, HttpResponse& r
     }
     res.body += '}';
   }
-  for (const auto& g : repo.generators()) {
+  for (const auto& g : repo.language_models()) {
     if (req.tenant && !req.tenant->may_use(g.name)) continue;
     if (!first) res.body += ',';
     first = false;
     res.body += R"({"id":)";
     json_append_string(res.body, g.name);
     res.body += R"(,"object":"model","created":0,"owned_by":"coinfer","max_model_len":)";
-    json_append_number(res.body, g.engine->max_model_len());
+    json_append_number(res.body, g.generator->max_model_len());
     res.body += '}';
   }
   res.body += "]}";

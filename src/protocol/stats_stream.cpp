@@ -106,10 +106,10 @@ void take_stats_sample(const ModelRepository& repo, const Tenant* tenant, StatsS
     out.models.push_back(std::move(s));
   }
   out.generators.clear();
-  for (const auto& g : repo.generators()) {
+  for (const auto& g : repo.language_models()) {
     generation::Generator* visible = nullptr;
     if (!repo.find_generator(g.name, tenant, visible).ok()) continue;
-    const generation::GenerationMetrics& m = g.engine->metrics();
+    const generation::GenerationMetrics& m = g.generator->metrics();
     StatsSample::Generator s;
     s.name = g.name;
     s.success = m.request_success.value();

@@ -140,8 +140,8 @@ asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpReque
   if (run.caching()) {
     status = cache_fields::read_directives(req, run.directives);
     if (status.ok()) {
-      cached_generation::append_scope(run.scope, "generate", model, repo.generator(model)->version,
-                                      r.fields.generation);
+      cached_generation::append_scope(run.scope, "generate", model,
+                                      repo.language_model(model)->version, r.fields.generation);
       cached_generation::append_normalized(run.text, r.text_input);
       co_await run.lookup();
     }

@@ -20,21 +20,22 @@ bool version_less(std::string_view a, std::string_view b) {
 ModelRepository::ModelRepository() = default;
 ModelRepository::~ModelRepository() = default;
 
-Status ModelRepository::add(std::string name, std::unique_ptr<generation::Generator> engine,
+Status ModelRepository::add(std::string name, std::unique_ptr<generation::Generator> generator,
                             CacheMode cache, std::string version) {
   for (const auto& e : endpoints_) {
     if (e->metadata().name == name)
       return Status::invalid("model '" + name + "' is already in the repository");
   }
-  for (const auto& g : generators_) {
+  for (const auto& g : language_models_) {
     if (g.name == name) return Status::invalid("model '" + name + "' is already in the repository");
   }
-  generators_.push_back({std::move(name), std::move(engine), cache, std::move(version)});
+  language_models_.push_back({std::move(name), std::move(generator), cache, std::move(version)});
   return {};
 }
 
-const ModelRepository::Generator* ModelRepository::generator(std::string_view name) const noexcept {
-  for (const auto& g : generators_) {
+const ModelRepository::LanguageModel* ModelRepository::language_model(
+    std::string_view name) const noexcept {
+  for (const auto& g : language_models_) {
     if (g.name == name) return &g;
   }
   return nullptr;
@@ -42,7 +43,7 @@ const ModelRepository::Generator* ModelRepository::generator(std::string_view na
 
 CacheMode ModelRepository::cache_mode(std::string_view model) const noexcept {
   if (!cache_) return CacheMode::off;
-  for (const auto& g : generators_) {
+  for (const auto& g : language_models_) {
     if (g.name == model) return g.cache;
   }
   return CacheMode::off;
@@ -52,9 +53,9 @@ Status ModelRepository::find_generator(std::string_view name, const Tenant* tena
                                        generation::Generator*& out) const {
   out = nullptr;
   if (tenant && !tenant->may_use(name)) return tenant->forbidden(name);
-  for (const auto& g : generators_) {
+  for (const auto& g : language_models_) {
     if (g.name == name) {
-      out = g.engine.get();
+      out = g.generator.get();
       return {};
     }
   }
@@ -69,7 +70,7 @@ Status ModelRepository::find_generator(std::string_view name, const Tenant* tena
 
 Status ModelRepository::add(std::unique_ptr<Endpoint> endpoint) {
   const auto& meta = endpoint->metadata();
-  for (const auto& g : generators_) {
+  for (const auto& g : language_models_) {
     if (g.name == meta.name)
       return Status::invalid("model '" + meta.name + "' is already in the repository");
   }

@@ -35,22 +35,22 @@ class ModelRepository {
 
   const std::vector<std::unique_ptr<Endpoint>>& endpoints() const noexcept { return endpoints_; }
 
-  // Generative (language) models: served by a generation engine (continuous batching) rather
-  // than an Endpoint. Names share one namespace with the endpoints'.
-  struct Generator {
+  // Language models: served by a generation engine (continuous batching) rather than an
+  // Endpoint. Names share one namespace with the endpoints'.
+  struct LanguageModel {
     std::string name;
-    std::unique_ptr<generation::Generator> engine;
+    std::unique_ptr<generation::Generator> generator;
     CacheMode cache = CacheMode::off;
     std::string version = "1";  // [models.NAME] version: metadata, and the cache's scope
   };
-  Status add(std::string name, std::unique_ptr<generation::Generator> engine,
+  Status add(std::string name, std::unique_ptr<generation::Generator> generator,
              CacheMode cache = CacheMode::off, std::string version = "1");
-  // The generator named `name`, or null.
-  const Generator* generator(std::string_view name) const noexcept;
+  // The language model named `name`, or null.
+  const LanguageModel* language_model(std::string_view name) const noexcept;
   // Errors as find()'s; invalid_argument when `name` is an endpoint that does not generate.
   Status find_generator(std::string_view name, const Tenant* tenant,
                         generation::Generator*& out) const;
-  const std::vector<Generator>& generators() const noexcept { return generators_; }
+  const std::vector<LanguageModel>& language_models() const noexcept { return language_models_; }
   ModelRepository();
   ~ModelRepository();
   // Ready when every model is ready.
@@ -63,7 +63,7 @@ class ModelRepository {
 
  private:
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
-  std::vector<Generator> generators_;
+  std::vector<LanguageModel> language_models_;
   CacheStage* cache_ = nullptr;
 };
 

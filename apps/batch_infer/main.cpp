@@ -23,11 +23,11 @@
 #include <thread>
 
 #include "coinfer/core/config.hpp"
-#include "coinfer/generation/generator.hpp"
 #include "coinfer/offline/pipeline.hpp"
 #include "coinfer/offline/postgres.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
+#include "coinfer/serving/generation_endpoint.hpp"
 #include "coinfer/serving/model_loader.hpp"
 
 using namespace coinfer;
@@ -208,10 +208,13 @@ int main(int argc, char** argv) {
   if (loaded.empty())
     return fail(2, "--model: '" + model_name + "': its weights are not installed");
   const bool language_model = loaded.generator != nullptr;
+  std::unique_ptr<GenerationEndpoint> generation_endpoint;
   std::unique_ptr<CpuExecutor> cpu;
   JobModel job_model;
   if (language_model) {
-    job_model.generator = loaded.generator.get();
+    generation_endpoint = std::make_unique<GenerationEndpoint>(model_name, model_config.version,
+                                                               std::move(loaded.generator));
+    job_model.generator = generation_endpoint.get();
     job_model.generation = generation;
     job_model.name = model_name;
   } else {

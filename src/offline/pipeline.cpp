@@ -424,33 +424,19 @@ class Job {
 
   // A language model's rows: the text as a prompt (or a user message in the chat template).
   void preprocess_prompts(ChunkWork& w, RowDecoder& decoder) {
-    const generation::Generator& g = *model_.generator;
-    const GenerationOptions& options = model_.generation;
     for (std::size_t r = 0; r < static_cast<std::size_t>(w.rows); ++r) {
       const std::int64_t index = w.first_row + static_cast<std::int64_t>(r);
       DecodedRow row;
       Status status = decoder.decode(w.record(r), {}, row);
       if (status.ok() && row.text.empty()) status = Status::invalid("empty text");
-      std::vector<std::int32_t> prompt;
-      if (status.ok()) {
-        if (options.chat) {
-          const ChatMessage message{"user", std::string(row.text)};
-          status = g.tokenizer().encode(render_chatml({&message, 1}, true, g.default_system_prompt()),
-                                        prompt, Tokenizer::no_truncation);
-        } else {
-          status = g.tokenizer().encode(row.text, prompt, Tokenizer::no_truncation);
-        }
-      }
-      if (status.ok() && static_cast<std::int64_t>(prompt.size()) + options.max_tokens > g.max_model_len())
-        status = Status::invalid("a prompt of " + std::to_string(prompt.size()) + " tokens and max_tokens " +
-                                 std::to_string(options.max_tokens) + " exceed the model's context of " +
-                                 std::to_string(g.max_model_len()));
+      GenerationCall call;
+      if (status.ok()) status = prepare_row(*model_.generator, row.text, model_.generation, call);
       if (!status.ok()) {
         dead_letter(w, index, row, status.message());
         continue;
       }
       add_good(w, index, row);
-      w.prompts.push_back(std::move(prompt));
+      w.prompts.push_back(std::move(call));
     }
   }
 

@@ -24,30 +24,32 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
-Status namespace_of(const net::HttpRequest& req, std::string_view name, std::string& out) {
+Status namespace_for(const Tenant* tenant, std::string_view field, std::string_view name,
+                     std::string& out) {
   if (name.empty() || name.size() > 128) {
-    return Status::invalid("X-Cache-Namespace: expected 1 to 128 characters");
+    return Status::invalid(std::string(field) + ": expected 1 to 128 characters");
   }
   for (char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '-' || c == '_' || c == '.' || c == ':';
     if (!ok) {
-      return Status::invalid("X-Cache-Namespace: letters, digits, '-', '_', '.' and ':' only");
+      return Status::invalid(std::string(field) + ": letters, digits, '-', '_', '.' and ':' only");
     }
   }
   out.clear();
-  if (req.tenant) {
-    out += req.tenant->name();
+  if (tenant) {
+    out += tenant->name();
     out += '/';
   }
   out += name;
   return {};
 }
 
-Status read_directives(const net::HttpRequest& req, CacheDirectives& out) {
-  const std::string_view name = req.header("x-cache-namespace");
-  if (auto s = namespace_of(req, name.empty() ? "default" : name, out.ns); !s.ok()) return s;
-  std::string_view control = req.header("cache-control");
+Status namespace_of(const net::HttpRequest& req, std::string_view name, std::string& out) {
+  return namespace_for(req.tenant, "X-Cache-Namespace", name, out);
+}
+
+void apply_cache_control(std::string_view control, CacheDirectives& out) {
   while (!control.empty()) {
     const std::size_t comma = control.find(',');
     const std::string_view directive = trim(control.substr(0, comma));
@@ -60,12 +62,22 @@ Status read_directives(const net::HttpRequest& req, CacheDirectives& out) {
     if (comma == std::string_view::npos) break;
     control.remove_prefix(comma + 1);
   }
+}
+
+Status read_directives(const net::HttpRequest& req, CacheDirectives& out) {
+  const std::string_view name = req.header("x-cache-namespace");
+  if (auto s = namespace_of(req, name.empty() ? "default" : name, out.ns); !s.ok()) return s;
+  apply_cache_control(req.header("cache-control"), out);
   return {};
+}
+
+std::string_view outcome_name(const CacheOutcome& o) noexcept {
+  return !o.hit ? "miss" : o.semantic ? "hit-semantic" : "hit-exact";
 }
 
 void annotate(net::HttpResponse& res, const CacheOutcome& o) {
   if (!o.looked) return;
-  res.headers.emplace_back("X-Cache", !o.hit ? "miss" : o.semantic ? "hit-semantic" : "hit-exact");
+  res.headers.emplace_back("X-Cache", std::string(outcome_name(o)));
   if (o.show_similarity) {
     char similarity[32];
     std::snprintf(similarity, sizeof(similarity), "%.4f", static_cast<double>(o.similarity));

@@ -7,6 +7,10 @@
 #include "coinfer/net/http_message.hpp"
 #include "coinfer/serving/cache_stage.hpp"
 
+namespace coinfer {
+class Tenant;
+}  // namespace coinfer
+
 namespace coinfer::cache_fields {
 
 // X-Cache-Namespace (1..128 of letters, digits, '-', '_', '.', ':'; default "default"), put
@@ -16,6 +20,15 @@ Status read_directives(const net::HttpRequest& req, CacheDirectives& out);
 
 // The namespace `name` means for `req`'s caller (its tenant's prefix added); errors as above.
 Status namespace_of(const net::HttpRequest& req, std::string_view name, std::string& out);
+// The same for `tenant` (null: auth off), errors naming `field` (a /v2/ws message's
+// "cache_namespace").
+Status namespace_for(const Tenant* tenant, std::string_view field, std::string_view name,
+                     std::string& out);
+// Cache-Control's no-cache and no-store (a comma-separated list, case-insensitive) into `out`.
+void apply_cache_control(std::string_view control, CacheDirectives& out);
+
+// "hit-exact", "hit-semantic" or "miss", as the X-Cache header says it.
+std::string_view outcome_name(const CacheOutcome& outcome) noexcept;
 
 // X-Cache: hit-exact | hit-semantic | miss; X-Cache-Similarity (semantic lookups: the hit's,
 // or on a miss the nearest entry's); X-Cache-Entry (a hit's entry, or the one just stored).

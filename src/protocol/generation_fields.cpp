@@ -85,8 +85,8 @@ Status read_token_ids(ondemand::value& value, std::string_view what,
   return {};
 }
 
-Status read_field(std::string_view key, ondemand::value& value, Fields& out, bool& known) {
-  auto& g = out.generation;
+Status read_field(std::string_view key, ondemand::value& value, GenerationCall& out, bool& known) {
+  auto& g = out.request;
   auto& sp = g.sampling;
   known = true;
   if (key == "max_tokens" || key == "max_completion_tokens") {
@@ -116,33 +116,6 @@ Status read_field(std::string_view key, ondemand::value& value, Fields& out, boo
   if (key == "priority") return read_number(value, key, g.priority, -1000000, 1000000);
   if (key == "timeout") return read_number(value, key, out.timeout_s, 0.001, 86400);
   known = false;
-  return {};
-}
-
-Status prepare(const generation::Generator& engine, std::int32_t default_max_tokens,
-               Fields& fields) {
-  auto& g = fields.generation;
-  if (auto s = g.sampling.validate(); !s.ok()) return s;
-  if (g.min_tokens > g.max_tokens && fields.max_tokens_given) {
-    return Status::invalid("min_tokens: must not exceed max_tokens");
-  }
-  if (!fields.max_tokens_given) g.max_tokens = default_max_tokens;
-  const std::int64_t context = engine.max_model_len();
-  if (g.max_tokens < 1) {
-    return Status::invalid("prompt: its " + std::to_string(g.prompt.size()) +
-                           " tokens leave no room in the model's context of " +
-                           std::to_string(context) + " tokens");
-  }
-  if (static_cast<std::int64_t>(g.prompt.size()) + g.max_tokens > context) {
-    return Status::invalid("max_tokens: " + std::to_string(g.prompt.size()) + " prompt tokens + " +
-                           std::to_string(g.max_tokens) + " exceed the model's context of " +
-                           std::to_string(context) + " tokens");
-  }
-  if (fields.timeout_s > 0) {
-    g.deadline = generation::Clock::now() +
-                 std::chrono::duration_cast<generation::Clock::duration>(
-                     std::chrono::duration<double>(fields.timeout_s));
-  }
   return {};
 }
 

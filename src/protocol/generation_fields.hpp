@@ -11,6 +11,7 @@
 #include "coinfer/core/status.hpp"
 #include "coinfer/generation/generator.hpp"
 #include "coinfer/net/http_message.hpp"
+#include "coinfer/serving/generation_endpoint.hpp"
 
 namespace coinfer::generation_fields {
 
@@ -25,35 +26,14 @@ Status read_number(simdjson::ondemand::value& value, std::string_view key, T& ou
 Status read_token_ids(simdjson::ondemand::value& value, std::string_view what,
                       std::vector<std::int32_t>& out);
 
-// A request's generation fields: the engine's request and what decides its limits.
-struct Fields {
-  generation::GenerationRequest generation;
-  bool max_tokens_given = false;
-  double timeout_s = 0;  // 0: none
-};
-
 // Reads `key` into `out` when it is one of the fields every generation protocol takes
 // (max_tokens, min_tokens, the sampling parameters, seed, stop, stop_token_ids, ignore_eos,
 // skip_special_tokens, priority, timeout) and sets `known`; errors name the key.
-Status read_field(std::string_view key, simdjson::ondemand::value& value, Fields& out,
+Status read_field(std::string_view key, simdjson::ondemand::value& value, GenerationCall& out,
                   bool& known);
-
-// Once the prompt is tokenized: max_tokens defaults to `default_max_tokens` when the request
-// gave none, prompt + max_tokens must fit the model's context, the timeout becomes a deadline.
-Status prepare(const generation::Generator& engine, std::int32_t default_max_tokens,
-               Fields& fields);
 
 // ok for stop and length; the error a timeout, a shutdown or a failure reports.
 Status finish_status(const generation::GenerationUpdate& update);
-
-// Cancels a generation when its handler ends for any reason (a client gone, an error).
-struct CancelOnExit {
-  explicit CancelOnExit(generation::GenerationStream& s) : stream(s) {}
-  CancelOnExit(const CancelOnExit&) = delete;
-  CancelOnExit& operator=(const CancelOnExit&) = delete;
-  ~CancelOnExit() { stream.cancel(); }
-  generation::GenerationStream& stream;
-};
 
 // The head of a Server-Sent Events response: text/event-stream, not cached, not buffered by
 // a proxy (nginx's X-Accel-Buffering).

@@ -62,17 +62,16 @@ Endpoint* find_model(const ModelRepository& repo, const HttpRequest& req, HttpRe
 
 bool is_generator(const ModelRepository& repo, std::string_view name) {
   return std::any_of(repo.language_models().begin(), repo.language_models().end(),
-                     [&](const auto& g) { return g.name == name; });
+                     [&](const auto& g) { return g->name() == name; });
 }
 
 // A language model (served by its engine, in its one configured version): found (true), or
 // an error answered.
 bool find_generator(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
-  generation::Generator* generator = nullptr;
-  Status status = repo.find_generator(req.param("model"), req.tenant, generator);
+  GenerationEndpoint* generator = nullptr;
+  Status status = repo.find_generation(req.param("model"), req.tenant, generator);
   const std::string_view version = req.param("version");
-  if (status.ok() && !version.empty() &&
-      version != repo.language_model(req.param("model"))->version) {
+  if (status.ok() && !version.empty() && version != generator->version()) {
     status = Status(Errc::not_found, "model '" + std::string(req.param("model")) +
                                          "' has no version '" + std::string(version) + "'");
   }
@@ -94,7 +93,7 @@ void generator_metadata(std::string_view name, std::string_view version, std::st
 void model_metadata(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   if (is_generator(repo, req.param("model"))) {
     if (find_generator(repo, req, res)) {
-      generator_metadata(req.param("model"), repo.language_model(req.param("model"))->version,
+      generator_metadata(req.param("model"), repo.language_model(req.param("model"))->version(),
                          res.body);
     }
     return;
@@ -302,16 +301,16 @@ asio::awaitable<void> infer_message(const ModelRepository& repo, std::string_vie
     }
   }
   Endpoint* endpoint = nullptr;
-  generation::Generator* generator = nullptr;
+  GenerationEndpoint* generator = nullptr;
   if (status.ok() && is_generator(repo, model_copy)) {
-    status = repo.find_generator(model_copy, tenant, generator);
+    status = repo.find_generation(model_copy, tenant, generator);
   } else if (status.ok()) {
     status = repo.find(model_copy, version_copy, tenant, endpoint);
   }
   TenantPermit permit;  // each message counts against the key's limits, as a request does
   if (status.ok() && tenant) status = tenant->admit(permit);
   if (status.ok() && generator) {
-    co_await generate_message(*generator, model_copy, id_copy, message, capacity, stream, reply);
+    co_await generate_message(*generator, tenant, id_copy, message, capacity, stream, reply);
     co_return;
   }
   // Text messages carry JSON only: binary inputs are refused by the decoder (no bytes after
@@ -372,14 +371,14 @@ void repository_index(const ModelRepository& repo, const HttpRequest& req, HttpR
     res.body += '}';
   }
   for (const auto& g : repo.language_models()) {  // language models are ready once served
-    generation::Generator* visible = nullptr;
-    if (!repo.find_generator(g.name, req.tenant, visible).ok()) continue;
+    GenerationEndpoint* visible = nullptr;
+    if (!repo.find_generation(g->name(), req.tenant, visible).ok()) continue;
     if (!first) res.body += ',';
     first = false;
     res.body += "{\"name\":";
-    json_append_string(res.body, g.name);
+    json_append_string(res.body, g->name());
     res.body += R"(,"version":)";
-    json_append_string(res.body, g.version);
+    json_append_string(res.body, g->version());
     res.body += R"(,"state":"READY"})";
   }
   res.body += ']';
@@ -400,8 +399,8 @@ void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpRespon
     }
   }
   if (language_model) {
-    generation::Generator* visible = nullptr;
-    if (auto status = repo.find_generator(name, req.tenant, visible); !status.ok()) {
+    GenerationEndpoint* visible = nullptr;
+    if (auto status = repo.find_generation(name, req.tenant, visible); !status.ok()) {
       fail(res, status);
       return;
     }
@@ -477,10 +476,11 @@ void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpRespon
   // Language models: requests by outcome and their end-to-end time (the engine schedules per
   // step, not per batch, so there are no batch statistics).
   for (const auto& g : repo.language_models()) {
-    generation::Generator* visible = nullptr;
-    if (!repo.find_generator(g.name, req.tenant, visible).ok() || !begin_entry(g.name, g.version))
+    GenerationEndpoint* visible = nullptr;
+    if (!repo.find_generation(g->name(), req.tenant, visible).ok() ||
+        !begin_entry(g->name(), g->version()))
       continue;
-    const auto& m = g.generator->metrics();
+    const auto& m = g->generator().metrics();
     res.body += ",\"inference_count\":";
     json_append_number(res.body, m.request_success.value());
     res.body += ",\"inference_stats\":{";
@@ -534,7 +534,7 @@ void add_oip_routes(net::Router& router, const ModelRepository& repository, Serv
     render_prometheus(models, res.body);
     std::vector<generation::NamedGenerationMetrics> generators;
     for (const auto& g : repo->language_models())
-      generators.push_back({g.name, &g.generator->metrics()});
+      generators.push_back({g->name(), &g->generator().metrics()});
     generation::render_prometheus(generators, res.body);
     if (CacheStage* stage = repo->cache()) cache::render_prometheus(stage->cache(), res.body);
   });

@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "cache_fields.hpp"
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/generation/generator.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/serving/cache_stage.hpp"
+#include "coinfer/serving/generation_endpoint.hpp"
+#include "coinfer/serving/model_repository.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
-#include "cache_fields.hpp"
-#include "cached_generation.hpp"
 #include "generation_fields.hpp"
 #include "openai_errors.hpp"
 
@@ -43,16 +44,12 @@ using generation_fields::read_string;
 struct CompletionRequest {
   bool chat = false;
   std::string model;
-  std::string prompt;                  // completions: text
-  std::vector<std::int32_t> prompt_ids;  // completions: token ids
   bool has_prompt = false;
-  std::vector<ChatMessage> messages;   // chat
-  generation_fields::Fields fields;    // the engine's request and its limits
+  GenerationCall call;  // the prompt (text, token ids or messages) and the engine's fields
   bool stream = false;
   bool include_usage = false;
   bool logprobs = false;
   int top_logprobs = 0;
-  bool add_generation_prompt = true;
 };
 
 // "content": a string, or an array of {"type": "text", "text"} parts.
@@ -152,19 +149,19 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
     } else if (key == "prompt" && !chat) {
       out.has_prompt = true;
       if (type == ondemand::json_type::string) {
-        s = read_string(value, key, out.prompt);
+        s = read_string(value, key, out.call.text);
       } else if (type == ondemand::json_type::array) {
         s = generation_fields::read_token_ids(
             value,
             "prompt: expected a string or one array of token ids (batches of prompts are not "
             "supported)",
-            out.prompt_ids);
+            out.call.token_ids);
       } else {
         s = Status::invalid("prompt: expected a string or an array of token ids");
       }
     } else if (key == "messages" && chat) {
       has_messages = true;
-      s = read_messages(value, out.messages);
+      s = read_messages(value, out.call.messages);
     } else if (key == "n" || key == "best_of") {
       int n = 1;
       s = read_number(value, key, n, 1, 1);
@@ -205,17 +202,17 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
       std::string ignored;
       s = read_string(value, key, ignored);
     } else if (key == "add_generation_prompt" && chat) {
-      s = read_bool(value, key, out.add_generation_prompt);
+      s = read_bool(value, key, out.call.add_generation_prompt);
     } else {
       bool known = false;
-      s = generation_fields::read_field(key, value, out.fields, known);
+      s = generation_fields::read_field(key, value, out.call, known);
       if (s.ok() && !known) s = Status::invalid(std::string(key) + ": not supported");
     }
     if (!s.ok()) return s;
   }
   if (chat && !has_messages) return Status::invalid("messages: missing");
   if (!chat && !out.has_prompt) return Status::invalid("prompt: missing");
-  if (out.logprobs) out.fields.generation.sampling.logprobs = out.top_logprobs;
+  if (out.logprobs) out.call.request.sampling.logprobs = out.top_logprobs;
   if (out.include_usage && !out.stream) return Status::invalid("stream_options: only allowed with stream");
   return {};
 }
@@ -348,98 +345,41 @@ void chunk_json(std::string& out, const CompletionRequest& r, const std::string&
   out += "}]}";
 }
 
-// A chat or completion request's cache key besides its namespace. The scope holds everything
-// that changes the answer but is not the text asked about: the route, the model, the
-// generation parameters and, for chat, the conversation before the last user message. The
-// text is the last user message (chat) or the prompt, normalized; a prompt of token ids goes
-// whole into the scope (exact lookups only).
-void cache_key_parts(const CompletionRequest& r, std::string_view version,
-                     const generation::GenerationRequest& g, std::string& scope, std::string& text) {
-  cached_generation::append_scope(scope, r.chat ? "chat" : "completions", r.model, version, g);
-  scope += r.add_generation_prompt ? "add_generation_prompt\x1e" : "\x1e";
-  if (r.chat) {
-    const bool last_is_user = r.messages.back().role == "user";
-    const std::size_t context = r.messages.size() - (last_is_user ? 1 : 0);
-    for (std::size_t i = 0; i < context; ++i) {
-      scope += r.messages[i].role;
-      scope += '\x1f';
-      cached_generation::append_normalized(scope, r.messages[i].content);
-      scope += '\x1e';
-    }
-    if (last_is_user) cached_generation::append_normalized(text, r.messages.back().content);
-  } else if (!r.prompt_ids.empty() || r.prompt.empty()) {
-    scope += "ids:";
-    for (auto id : g.prompt) {
-      scope += std::to_string(id);
-      scope += ',';
-    }
-  } else {
-    cached_generation::append_normalized(text, r.prompt);
-  }
-}
-
 asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest& req,
                                   HttpResponse& res, bool chat) {
   CompletionRequest r;
-  generation::Generator* engine = nullptr;
+  GenerationEndpoint* endpoint = nullptr;
   Status status = read_request(req, chat, r);
   if (status.ok()) {
     if (r.model.empty()) status = Status::invalid("model: missing (the name of a served model)");
-    if (status.ok()) status = repo.find_generator(r.model, req.tenant, engine);
+    if (status.ok()) status = repo.find_generation(r.model, req.tenant, endpoint);
   }
-  if (!status.ok()) {
-    fail(res, status);
-    co_return;
-  }
-  const ByteLevelBpeTokenizer& tokenizer = engine->tokenizer();
-  auto& g = r.fields.generation;
-  if (chat) {
-    const std::string text = render_chatml(r.messages, r.add_generation_prompt,
-                                           engine->default_system_prompt());
-    status = tokenizer.encode(text, g.prompt, Tokenizer::no_truncation);
-  } else if (!r.prompt_ids.empty()) {
-    g.prompt = std::move(r.prompt_ids);
-    for (auto id : g.prompt) {
-      if (static_cast<std::size_t>(id) >= tokenizer.vocab_size()) {
-        status = Status::invalid("prompt: token id " + std::to_string(id) + " is outside the vocabulary");
-        break;
-      }
-    }
-  } else {
-    status = tokenizer.encode(r.prompt, g.prompt, Tokenizer::no_truncation);
-  }
-  if (status.ok() && g.prompt.empty()) status = Status::invalid(chat ? "messages: empty" : "prompt: empty");
-  if (status.ok()) {
-    // OpenAI's default for completions is 16; chat's is what the context leaves.
-    const auto left = engine->max_model_len() - static_cast<std::int32_t>(g.prompt.size());
-    status = generation_fields::prepare(*engine, chat ? left : 16, r.fields);
-  }
-  if (!status.ok()) {
-    fail(res, status);
-    co_return;
-  }
-
-  // The cache stage: a hit answers without the model. Requests for logprobs bypass it.
-  cached_generation::CachedRun run(repo.cache(),
-                                   r.logprobs ? CacheMode::off : repo.cache_mode(r.model));
-  if (run.caching()) {
-    if (status = cache_fields::read_directives(req, run.directives); !status.ok()) {
-      fail(res, status);
-      co_return;
-    }
-    cache_key_parts(r, repo.language_model(r.model)->version, g, run.scope, run.text);
+  GenerationCall& call = r.call;
+  call.route = chat ? "chat" : "completions";
+  call.chat = chat;
+  // OpenAI's default for completions is 16; chat's is what the context leaves.
+  call.default_max_tokens = 16;
+  call.default_max_tokens_fill_context = chat;
+  call.cacheable = !r.logprobs;  // answers with logprobs are not kept
+  if (status.ok()) status = endpoint->prepare(call);
+  const bool caching = status.ok() && endpoint->caches(call);
+  if (caching) status = cache_fields::read_directives(req, call.directives);
+  // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries twice when
+  // the expression also holds a co_await.
+  const auto executor = co_await asio::this_coro::executor;
+  GenerationRun run;
+  if (caching && status.ok()) {
     const auto lookup_started = std::chrono::steady_clock::now();
-    co_await run.lookup();
+    co_await endpoint->lookup(call, run);
     res.timing.add("cache", std::chrono::steady_clock::now() - lookup_started);
   }
-  // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries (here the
-  // request argument) twice when the expression also holds a co_await.
-  const auto executor = co_await asio::this_coro::executor;
   const auto generation_started = std::chrono::steady_clock::now();
-  if (status = run.start(*engine, std::move(g), executor); !status.ok()) {
+  if (status.ok()) status = endpoint->submit(call, run, executor);
+  if (!status.ok()) {
     fail(res, status);
     co_return;
   }
+  const ByteLevelBpeTokenizer& tokenizer = endpoint->tokenizer();
 
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);
   const std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(

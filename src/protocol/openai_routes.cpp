@@ -278,13 +278,13 @@ void models(const ModelRepository& repo, const HttpRequest& req, HttpResponse& r
     res.body += '}';
   }
   for (const auto& g : repo.language_models()) {
-    if (req.tenant && !req.tenant->may_use(g.name)) continue;
+    if (req.tenant && !req.tenant->may_use(g->name())) continue;
     if (!first) res.body += ',';
     first = false;
     res.body += R"({"id":)";
-    json_append_string(res.body, g.name);
+    json_append_string(res.body, g->name());
     res.body += R"(,"object":"model","created":0,"owned_by":"coinfer","max_model_len":)";
-    json_append_number(res.body, g.generator->max_model_len());
+    json_append_number(res.body, g->generator().max_model_len());
     res.body += '}';
   }
   res.body += "]}";
@@ -294,10 +294,10 @@ void models(const ModelRepository& repo, const HttpRequest& req, HttpResponse& r
 // model's.
 Status find_tokenizer(const ModelRepository& repo, std::string_view model, const Tenant* tenant,
                       const Tokenizer*& tokenizer, std::int64_t& max_model_len, bool& specials_wrap) {
-  generation::Generator* engine = nullptr;
-  if (!model.empty() && repo.find_generator(model, tenant, engine).ok()) {
-    tokenizer = &engine->tokenizer();
-    max_model_len = engine->max_model_len();
+  GenerationEndpoint* generation = nullptr;
+  if (!model.empty() && repo.find_generation(model, tenant, generation).ok()) {
+    tokenizer = &generation->tokenizer();
+    max_model_len = generation->generator().max_model_len();
     specials_wrap = false;  // BPE adds no [CLS] ... [SEP] around a text
     return {};
   }

@@ -107,11 +107,11 @@ void take_stats_sample(const ModelRepository& repo, const Tenant* tenant, StatsS
   }
   out.generators.clear();
   for (const auto& g : repo.language_models()) {
-    generation::Generator* visible = nullptr;
-    if (!repo.find_generator(g.name, tenant, visible).ok()) continue;
-    const generation::GenerationMetrics& m = g.generator->metrics();
+    GenerationEndpoint* visible = nullptr;
+    if (!repo.find_generation(g->name(), tenant, visible).ok()) continue;
+    const generation::GenerationMetrics& m = g->generator().metrics();
     StatsSample::Generator s;
-    s.name = g.name;
+    s.name = g->name();
     s.success = m.request_success.value();
     s.failure = m.request_failure.value();
     s.prompt_tokens = m.prompt_tokens.value();

@@ -9,13 +9,13 @@
 #include <memory>
 #include <optional>
 
+#include "cache_fields.hpp"
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/generation/generator.hpp"
-#include "coinfer/serving/model_repository.hpp"
 #include "coinfer/serving/cache_stage.hpp"
+#include "coinfer/serving/generation_endpoint.hpp"
+#include "coinfer/serving/model_repository.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
-#include "cache_fields.hpp"
-#include "cached_generation.hpp"
 #include "generation_fields.hpp"
 
 namespace coinfer {
@@ -30,10 +30,13 @@ using generation_fields::append_usage;
 using generation_fields::finish_status;
 
 struct GenerateRequest {
-  std::string text_input;
+  GenerationCall call;  // text_input is its text
   bool has_text_input = false;
   bool stream = false;
-  generation_fields::Fields fields;
+  // /v2/ws only (HTTP has X-Cache-Namespace and Cache-Control): the response cache's namespace
+  // and no-cache / no-store.
+  std::string cache_namespace;
+  std::string cache_control;
 };
 
 // A generation field, at the top level or in "parameters" (`prefix` "parameters."): Triton's
@@ -44,7 +47,7 @@ Status read_generate_field(std::string_view key, ondemand::value& value, std::st
   where += key;
   if (key == "stream") return generation_fields::read_bool(value, where, out.stream);
   bool known = false;
-  const Status s = generation_fields::read_field(key, value, out.fields, known);
+  const Status s = generation_fields::read_field(key, value, out.call, known);
   if (!known) return Status::invalid(where + ": not supported");
   if (!s.ok() && !prefix.empty()) return Status(s.code(), std::string(prefix) + s.message());
   return s;
@@ -70,7 +73,7 @@ Status read_generate(std::string_view body, std::size_t capacity, bool message,
     Status s;
     if (key == "text_input") {
       out.has_text_input = true;
-      s = generation_fields::read_string(value, key, out.text_input);
+      s = generation_fields::read_string(value, key, out.call.text);
     } else if (key == "parameters") {
       ondemand::object parameters;
       if (value.get_object().get(parameters)) return Status::invalid("parameters: expected an object");
@@ -84,6 +87,10 @@ Status read_generate(std::string_view body, std::size_t capacity, bool message,
       }
     } else if (message && (key == "id" || key == "model_name" || key == "model_version")) {
       continue;
+    } else if (message && key == "cache_namespace") {
+      s = generation_fields::read_string(value, key, out.cache_namespace);
+    } else if (message && key == "cache_control") {
+      s = generation_fields::read_string(value, key, out.cache_control);
     } else {
       s = read_generate_field(key, value, "", out);
     }
@@ -94,21 +101,11 @@ Status read_generate(std::string_view body, std::size_t capacity, bool message,
 }
 
 // Tokenizes the text and checks the request against the model.
-Status prepare(generation::Generator& engine, GenerateRequest& r) {
-  auto& g = r.fields.generation;
-  Status status = engine.tokenizer().encode(r.text_input, g.prompt, Tokenizer::no_truncation);
-  if (status.ok() && g.prompt.empty()) status = Status::invalid("text_input: empty");
-  // vLLM's default max_tokens (Triton's vLLM backend passes it on).
-  if (status.ok()) status = generation_fields::prepare(engine, 16, r.fields);
-  return status;
-}
-
-// prepare(), then queues the request.
-Status start(generation::Generator& engine, GenerateRequest& r,
-             const asio::any_io_executor& executor, std::shared_ptr<GenerationStream>& out) {
-  Status status = prepare(engine, r);
-  if (status.ok()) status = engine.submit(std::move(r.fields.generation), executor, out);
-  return status;
+Status prepare(const GenerationEndpoint& endpoint, GenerateRequest& r) {
+  if (r.call.text.empty()) return Status::invalid("text_input: empty");
+  r.call.route = "generate";
+  r.call.default_max_tokens = 16;  // vLLM's default (Triton's vLLM backend passes it on)
+  return endpoint.prepare(r.call);
 }
 
 // ,"finish_reason":...,"usage":{...}
@@ -127,27 +124,18 @@ void fail(net::HttpResponse& res, const Status& status) {
 asio::awaitable<void> generate(const ModelRepository& repo, const net::HttpRequest& req,
                                net::HttpResponse& res, bool events) {
   const std::string model(req.param("model"));
-  generation::Generator* engine = nullptr;
+  GenerationEndpoint* endpoint = nullptr;
   GenerateRequest r;
   // The body first: a request is checked whole before the model is looked up.
   Status status = read_generate(req.body, req.body_capacity, false, r);
-  if (status.ok()) status = repo.find_generator(model, req.tenant, engine);
-  if (status.ok()) status = prepare(*engine, r);
-
-  // The cache stage, as for OpenAI's completions (scope "generate": the text_input is the
-  // text compared).
-  cached_generation::CachedRun run(repo.cache(), status.ok() ? repo.cache_mode(model) : CacheMode::off);
-  if (run.caching()) {
-    status = cache_fields::read_directives(req, run.directives);
-    if (status.ok()) {
-      cached_generation::append_scope(run.scope, "generate", model,
-                                      repo.language_model(model)->version, r.fields.generation);
-      cached_generation::append_normalized(run.text, r.text_input);
-      co_await run.lookup();
-    }
-  }
+  if (status.ok()) status = repo.find_generation(model, req.tenant, endpoint);
+  if (status.ok()) status = prepare(*endpoint, r);
+  const bool caching = status.ok() && endpoint->caches(r.call);
+  if (caching) status = cache_fields::read_directives(req, r.call.directives);
   const auto executor = co_await asio::this_coro::executor;
-  if (status.ok()) status = run.start(*engine, std::move(r.fields.generation), executor);
+  GenerationRun run;
+  if (caching && status.ok()) co_await endpoint->lookup(r.call, run);
+  if (status.ok()) status = endpoint->submit(r.call, run, executor);
   if (!status.ok()) {
     fail(res, status);
     co_return;
@@ -208,22 +196,31 @@ void begin_message(std::string& out, std::string_view id, std::string_view model
 
 }  // namespace
 
-asio::awaitable<void> generate_message(generation::Generator& engine, std::string_view model,
+asio::awaitable<void> generate_message(GenerationEndpoint& endpoint, const Tenant* tenant,
                                        std::string_view id, std::string_view message,
                                        std::size_t capacity, net::WebSocketStream* ws,
                                        std::string& reply) {
+  const std::string& model = endpoint.name();
   GenerateRequest r;
   Status status = read_generate(message, capacity, true, r);
-  std::shared_ptr<GenerationStream> stream;
+  if (status.ok()) status = prepare(endpoint, r);
+  const bool caching = status.ok() && endpoint.caches(r.call);
+  if (caching) {
+    status = cache_fields::namespace_for(tenant, "cache_namespace",
+                                         r.cache_namespace.empty() ? "default" : r.cache_namespace,
+                                         r.call.directives.ns);
+    cache_fields::apply_cache_control(r.cache_control, r.call.directives);
+  }
   const auto executor = co_await asio::this_coro::executor;
-  if (status.ok()) status = start(engine, r, executor, stream);
+  GenerationRun run;
+  if (caching && status.ok()) co_await endpoint.lookup(r.call, run);
+  if (status.ok()) status = endpoint.submit(r.call, run, executor);
   if (status.ok()) {
-    generation_fields::CancelOnExit cancel_on_exit{*stream};
     const bool streaming = r.stream && ws;
     GenerationUpdate update;
     GenerationUpdate last;
     std::string text;  // not streaming: all of it; streaming: the final update's
-    while (co_await stream->next(update)) {
+    while (co_await run.next(update)) {
       if (update.finish != FinishReason::none) {
         text += update.text;
         last = std::move(update);
@@ -247,6 +244,10 @@ asio::awaitable<void> generate_message(generation::Generator& engine, std::strin
       reply += R"(,"text_output":)";
       json_append_string(reply, text);
       append_finish(reply, last);
+      if (const CacheOutcome outcome = run.outcome(); outcome.looked || caching) {
+        reply += R"(,"cache":)";
+        json_append_string(reply, cache_fields::outcome_name(outcome));
+      }
       reply += R"(,"final":true})";
       co_return;
     }

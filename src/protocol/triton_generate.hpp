@@ -10,21 +10,22 @@
 #include "coinfer/net/router.hpp"
 
 namespace coinfer {
+class GenerationEndpoint;
 class ModelRepository;
-namespace generation {
-class Generator;
-}
+class Tenant;
 
 void add_generate_routes(net::Router& router, const ModelRepository& repository);
 
-// One /v2/ws message for `engine` (`model` its name, `id` the message's): with
-// "stream": true each new piece of text goes out through `stream` as
+// One /v2/ws message for `endpoint` (`id` the message's, `tenant` its connection's caller):
+// with "stream": true each new piece of text goes out through `stream` as
 // {"id", "model_name", "text_output"}, and `reply` is the last message, {"id", "model_name",
-// "text_output", "finish_reason", "usage", "final": true} (all the text when not streaming);
-// an error is {"id", "error", "status"}, as for infer messages.
-boost::asio::awaitable<void> generate_message(generation::Generator& engine,
-                                              std::string_view model, std::string_view id,
-                                              std::string_view message, std::size_t capacity,
-                                              net::WebSocketStream* stream, std::string& reply);
+// "text_output", "finish_reason", "usage", "cache"?, "final": true} (all the text when not
+// streaming; "cache" when the model has a response cache: "hit-exact", "hit-semantic" or
+// "miss"; the message's "cache_namespace" and "cache_control" are X-Cache-Namespace's and
+// Cache-Control's); an error is {"id", "error", "status"}, as for infer messages.
+boost::asio::awaitable<void> generate_message(GenerationEndpoint& endpoint, const Tenant* tenant,
+                                              std::string_view id, std::string_view message,
+                                              std::size_t capacity, net::WebSocketStream* stream,
+                                              std::string& reply);
 
 }  // namespace coinfer

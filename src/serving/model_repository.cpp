@@ -27,35 +27,42 @@ Status ModelRepository::add(std::string name, std::unique_ptr<generation::Genera
       return Status::invalid("model '" + name + "' is already in the repository");
   }
   for (const auto& g : language_models_) {
-    if (g.name == name) return Status::invalid("model '" + name + "' is already in the repository");
+    if (g->name() == name)
+      return Status::invalid("model '" + name + "' is already in the repository");
   }
-  language_models_.push_back({std::move(name), std::move(generator), cache, std::move(version)});
+  language_models_.push_back(std::make_unique<GenerationEndpoint>(
+      std::move(name), std::move(version), std::move(generator), cache));
+  language_models_.back()->set_cache(cache_);
   return {};
 }
 
-const ModelRepository::LanguageModel* ModelRepository::language_model(
-    std::string_view name) const noexcept {
+GenerationEndpoint* ModelRepository::language_model(std::string_view name) const noexcept {
   for (const auto& g : language_models_) {
-    if (g.name == name) return &g;
+    if (g->name() == name) return g.get();
   }
   return nullptr;
+}
+
+void ModelRepository::set_cache(CacheStage* stage) noexcept {
+  cache_ = stage;
+  for (const auto& g : language_models_) g->set_cache(stage);
 }
 
 CacheMode ModelRepository::cache_mode(std::string_view model) const noexcept {
   if (!cache_) return CacheMode::off;
   for (const auto& g : language_models_) {
-    if (g.name == model) return g.cache;
+    if (g->name() == model) return g->cache_mode();
   }
   return CacheMode::off;
 }
 
-Status ModelRepository::find_generator(std::string_view name, const Tenant* tenant,
-                                       generation::Generator*& out) const {
+Status ModelRepository::find_generation(std::string_view name, const Tenant* tenant,
+                                        GenerationEndpoint*& out) const {
   out = nullptr;
   if (tenant && !tenant->may_use(name)) return tenant->forbidden(name);
   for (const auto& g : language_models_) {
-    if (g.name == name) {
-      out = g.generator.get();
+    if (g->name() == name) {
+      out = g.get();
       return {};
     }
   }
@@ -71,7 +78,7 @@ Status ModelRepository::find_generator(std::string_view name, const Tenant* tena
 Status ModelRepository::add(std::unique_ptr<Endpoint> endpoint) {
   const auto& meta = endpoint->metadata();
   for (const auto& g : language_models_) {
-    if (g.name == meta.name)
+    if (g->name() == meta.name)
       return Status::invalid("model '" + meta.name + "' is already in the repository");
   }
   for (const auto& e : endpoints_) {

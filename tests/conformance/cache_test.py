@@ -2,13 +2,15 @@
 for the X-Cache headers) and `requests`: exact and semantic hits answer with the cached
 completion, a negated question and another namespace miss, a stream is replayed, no-store
 skips the cache, invalidation by id and by namespace, /metrics, and a snapshot restored
-after a restart; Triton's generate extension; and OIP infer of the digits classifier with
-cache = "exact".
+after a restart; Triton's generate extension over HTTP and as /v2/ws messages (the `websockets`
+package: "cache" in the final reply, "cache_namespace" and "cache_control" fields); and OIP
+infer of the digits classifier with cache = "exact".
 configs/default.toml started with --model minilm --model smollm2 --model digits. Exit 0 on
 success; skipped (exit 0 with a message) when SmolLM2 is not installed.
 
 Usage: cache_test.py PATH/TO/coinfer-serve PATH/TO/configs/default.toml
 """
+import asyncio
 import json
 import os
 import signal
@@ -17,6 +19,7 @@ import tempfile
 
 import openai
 import requests
+import websockets
 
 from serve import config_copy, smollm2_installed, start_server  # tests/conformance/serve.py
 
@@ -48,7 +51,8 @@ def digits_infer(base, pixels, headers=None):
 
 
 def check_generate_cache(base):
-    """Triton's generate extension, whole and as Server-Sent Events, through the same cache."""
+    """Triton's generate extension, whole and as Server-Sent Events, through the same cache;
+    returns the text it stored."""
     body = {"text_input": "The three primary colors are", "parameters": {"max_tokens": 8, "temperature": 0}}
     url = f"{base}/v2/models/smollm2/generate"
     first = requests.post(url, json=body, timeout=60)
@@ -63,6 +67,47 @@ def check_generate_cache(base):
                   if line.startswith("data: ")]
     assert "".join(e["text_output"] for e in events) == first.json()["text_output"], events
     assert events[-1]["finish_reason"] == "length", events[-1]
+    return first.json()["text_output"]
+
+
+async def ws_generate(ws, id, text, max_tokens=8, stream=False, **fields):
+    """One /v2/ws generate message; (the final reply, the text of every message)."""
+    await ws.send(json.dumps({"id": id, "model_name": "smollm2", "text_input": text,
+                              "parameters": {"max_tokens": max_tokens, "temperature": 0,
+                                             "stream": stream}, **fields}))
+    pieces = []
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
+        assert message["id"] == id, message
+        if "error" in message:
+            return message, ""
+        pieces.append(message["text_output"])
+        if message.get("final"):
+            return message, "".join(pieces)
+
+
+async def check_ws_generate_cache(address, http_text):
+    """/v2/ws generate messages go through the same cache as HTTP: a final reply says
+    "cache"; "cache_namespace" and "cache_control" are the headers' equivalents."""
+    async with websockets.connect(f"ws://{address}/v2/ws") as ws:
+        # What HTTP's generate stored (the same route, text and parameters) answers a message.
+        reply, text = await ws_generate(ws, "w0", "The three primary colors are")
+        assert reply["cache"] == "hit-exact" and text == http_text, (reply, http_text)
+        first, text = await ws_generate(ws, "w1", "A haiku about the sea:", stream=True)
+        assert first["cache"] == "miss" and first["finish_reason"] == "length", first
+        again, replayed = await ws_generate(ws, "w2", "A  haiku about the sea: ", stream=True)
+        assert again["cache"] == "hit-exact" and replayed == text, (again, replayed, text)
+        assert again["usage"]["completion_tokens"] == first["usage"]["completion_tokens"], again
+        other, _ = await ws_generate(ws, "w3", "A haiku about the sea:", cache_namespace="poems")
+        assert other["cache"] == "miss", other
+        skipped, _ = await ws_generate(ws, "w4", "A haiku about the sea:", cache_control="no-store")
+        assert skipped["cache"] == "miss", skipped
+        # no-store stored nothing: the same text asked again without it misses.
+        for id, fields in (("w5", {"cache_control": "no-store"}), ("w6", {})):
+            reply, _ = await ws_generate(ws, id, "Name a blue fruit.", **fields)
+            assert reply["cache"] == "miss", reply
+        bad, _ = await ws_generate(ws, "w7", "hi", cache_namespace="no spaces")
+        assert bad["status"] == 400 and "cache_namespace" in bad["error"], bad
 
 
 def check_infer_cache(base):
@@ -141,7 +186,7 @@ def main():
             assert bad.status_code == 400 and "X-Cache-Namespace" in bad.json()["error"]["message"], bad.text
 
             check_infer_cache(base)
-            check_generate_cache(base)
+            asyncio.run(check_ws_generate_cache(address, check_generate_cache(base)))
 
             # The configured version: in the metadata, and in the cache's scope.
             metadata = requests.get(f"{base}/v2/models/smollm2", timeout=10).json()
@@ -151,8 +196,9 @@ def main():
             assert "coinfer_cache_semantic_hits_total 1" in metrics, metrics
             assert "coinfer_cache_guard_rejections_total" in metrics
             stats = requests.get(f"{base}/v2/cache", timeout=10).json()
-            # 2 digits entries; the generate entry has a vector too
-            assert stats["entries"] == 7 and stats["vectors"] == 5, stats
+            # 2 digits entries; the generate entry has a vector too, and so have the three the
+            # /v2/ws messages stored (the haiku in two namespaces, the blue fruit)
+            assert stats["entries"] == 10 and stats["vectors"] == 8, stats
         finally:
             proc.send_signal(signal.SIGTERM)  # drains, then writes the snapshot
             proc.wait(timeout=60)

@@ -27,12 +27,19 @@ enum ToyToken : std::int32_t {
   e_acute_lead = 7,  // byte C3
   e_acute_tail = 8,  // byte A9
   end_word = 9,      // " end"
+  im_start = 10,     // <|im_start|>, control
 };
+inline constexpr std::int32_t toy_vocab_size = 13 + ('~' - '"' + 1);
 
+// After these: one token for each printable ASCII character (and "Ġ", "Ċ": space and newline),
+// so that any ASCII text encodes, byte by byte (no merges).
 inline std::unique_ptr<ByteLevelBpeTokenizer> toy_tokenizer() {
   BpeVocabulary v;
-  v.tokens = {"<|im_end|>", "<|endoftext|>", "Hello", "Ġworld", "!", "ĠST", "OP", "Ã", "©", "Ġend"};
+  v.tokens = {"<|im_end|>", "<|endoftext|>", "Hello",        "Ġworld", "!", "ĠST", "OP", "Ã",
+              "©",          "Ġend",          "<|im_start|>", "Ġ",      "Ċ"};
+  for (char c = '"'; c <= '~'; ++c) v.tokens.emplace_back(1, c);
   v.token_types.assign(v.tokens.size(), BpeVocabulary::normal);
+  v.token_types[im_start] = BpeVocabulary::control;
   v.token_types[im_end] = BpeVocabulary::control;
   v.token_types[endoftext] = BpeVocabulary::control;
   v.eos_id = im_end;

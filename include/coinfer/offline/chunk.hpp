@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coinfer/core/tensor.hpp"
+#include "coinfer/serving/generation_call.hpp"
 
 namespace coinfer::offline {
 
@@ -57,8 +58,8 @@ struct ChunkWork {
   // Text outputs (dtype Bytes, a language model's completion): one string per good row, at
   // the output's index; the tensor at that index is unused.
   std::vector<std::vector<std::string>> strings;
-  // A language model's prompts (token ids), one per good row.
-  std::vector<std::vector<std::int32_t>> prompts;
+  // A language model's prepared generations, one per good row.
+  std::vector<GenerationCall> prompts;
 
   explicit ChunkWork(std::pmr::memory_resource* staging) : input(staging) {}
 

@@ -7,9 +7,10 @@
 
 #include "coinfer/core/status.hpp"
 
-namespace coinfer::generation {
-class Generator;
-}  // namespace coinfer::generation
+namespace coinfer {
+class GenerationEndpoint;
+struct GenerationCall;
+}  // namespace coinfer
 
 namespace coinfer::offline {
 
@@ -27,11 +28,16 @@ struct GeneratedText {
   std::int64_t completion_tokens = 0;
 };
 
-// Runs one greedy generation per prompt (token ids) through `generator`, `concurrency` at a
-// time: the engine's continuous batching runs them together, step by step. Blocks until every
-// one has finished; `out` gets one result per prompt, in order. Runs its own event loop on the
-// calling thread (the engine's streams deliver to it).
-void generate_all(generation::Generator& generator, std::span<const std::vector<std::int32_t>> prompts,
+// A row's text as a prepared greedy generation (GenerationEndpoint::prepare: the chat template
+// when options.chat, tokenized, checked against the context). Thread-safe.
+Status prepare_row(const GenerationEndpoint& endpoint, std::string_view text,
+                   const GenerationOptions& options, GenerationCall& out);
+
+// Runs the prepared calls through `endpoint`, `concurrency` at a time: the engine's continuous
+// batching runs them together, step by step. Blocks until every one has finished; `out` gets
+// one result per call, in order. Runs its own event loop on the calling thread (the engine's
+// streams deliver to it).
+void generate_all(GenerationEndpoint& endpoint, std::span<const GenerationCall> calls,
                   const GenerationOptions& options, std::vector<GeneratedText>& out);
 
 }  // namespace coinfer::offline

@@ -24,7 +24,7 @@ struct JobModel {
   std::optional<TextInput> text;  // set for models that take text
   // A language model instead (model null): each row's text is a prompt, its result the
   // greedy completion (outputs text, finish_reason, completion_tokens).
-  generation::Generator* generator = nullptr;
+  GenerationEndpoint* generator = nullptr;
   GenerationOptions generation;
   std::string name;  // the language model's, for messages
 };

@@ -8,10 +8,7 @@
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/status.hpp"
 #include "coinfer/serving/endpoint.hpp"
-
-namespace coinfer::generation {
-class Generator;
-}
+#include "coinfer/serving/generation_endpoint.hpp"
 
 namespace coinfer {
 
@@ -35,35 +32,31 @@ class ModelRepository {
 
   const std::vector<std::unique_ptr<Endpoint>>& endpoints() const noexcept { return endpoints_; }
 
-  // Language models: served by a generation engine (continuous batching) rather than an
-  // Endpoint. Names share one namespace with the endpoints'.
-  struct LanguageModel {
-    std::string name;
-    std::unique_ptr<generation::Generator> generator;
-    CacheMode cache = CacheMode::off;
-    std::string version = "1";  // [models.NAME] version: metadata, and the cache's scope
-  };
+  // Language models: served by a generation engine (continuous batching) behind a
+  // GenerationEndpoint rather than an Endpoint. Names share one namespace with the endpoints'.
   Status add(std::string name, std::unique_ptr<generation::Generator> generator,
              CacheMode cache = CacheMode::off, std::string version = "1");
   // The language model named `name`, or null.
-  const LanguageModel* language_model(std::string_view name) const noexcept;
+  GenerationEndpoint* language_model(std::string_view name) const noexcept;
   // Errors as find()'s; invalid_argument when `name` is an endpoint that does not generate.
-  Status find_generator(std::string_view name, const Tenant* tenant,
-                        generation::Generator*& out) const;
-  const std::vector<LanguageModel>& language_models() const noexcept { return language_models_; }
+  Status find_generation(std::string_view name, const Tenant* tenant,
+                         GenerationEndpoint*& out) const;
+  const std::vector<std::unique_ptr<GenerationEndpoint>>& language_models() const noexcept {
+    return language_models_;
+  }
   ModelRepository();
   ~ModelRepository();
   // Ready when every model is ready.
   bool all_ready() const noexcept;
 
   // The response cache stage (null when no model caches) and a model's use of it.
-  void set_cache(CacheStage* stage) noexcept { cache_ = stage; }
+  void set_cache(CacheStage* stage) noexcept;
   CacheStage* cache() const noexcept { return cache_; }
   CacheMode cache_mode(std::string_view model) const noexcept;
 
  private:
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
-  std::vector<LanguageModel> language_models_;
+  std::vector<std::unique_ptr<GenerationEndpoint>> language_models_;
   CacheStage* cache_ = nullptr;
 };
 

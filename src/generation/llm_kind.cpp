@@ -107,8 +107,8 @@ Status make_generator(const ModelConfig& config, int compute_threads,
       }
     }
   }
-  LlamaConfig shape;
-  if (auto s = LlamaConfig::from_gguf(file, shape); !s.ok())
+  DecoderSpec shape;
+  if (auto s = DecoderSpec::from_gguf(file, shape); !s.ok())
     return Status::invalid(where + ": " + s.message());
   LlamaOptions model_options;
   model_options.precision = precision == "fp32" ? LlamaPrecision::fp32 : LlamaPrecision::int8;
@@ -140,9 +140,11 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   engine.prefix_caching = prefix_caching;
   engine.default_system_prompt = system_prompt;
   spdlog::info(
-      "{}: llama {} layers, hidden {}, {} heads ({} KV), vocab {}, {} KV blocks of {} tokens ({} "
-      "MiB), {} ({} input channels in FP32 after calibration)",
-      where, shape.layers, shape.hidden, shape.heads, shape.kv_heads, shape.vocab,
+      "{}: {} {} layers, hidden {}, {} heads ({} KV), vocab {}, RoPE {} theta {}{}{}, {} KV "
+      "blocks of {} tokens ({} MiB), {} ({} input channels in FP32 after calibration)",
+      where, shape.architecture, shape.layers, shape.hidden, shape.heads, shape.kv_heads,
+      shape.vocab, shape.rope == DecoderSpec::Rope::neox ? "neox" : "normal", shape.rope_theta,
+      shape.attention_bias ? ", QKV biases" : "", shape.tied_output ? ", tied head" : "",
       model_options.kv_blocks, block_size, model_options.kv_blocks * block_bytes >> 20, precision,
       model->outlier_channels());
   out = std::make_unique<Engine>(

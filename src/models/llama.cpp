@@ -84,6 +84,26 @@ void rms_norm(const float* x, const float* w, float eps, int n, float* y) noexce
   for (int i = 0; i < n; ++i) y[i] = x[i] * scale * w[i];
 }
 
+// RoPE on one head's vector, `in` to `out` (which may be `in`): each pair of dimensions rotates
+// by its angle, cos cs[i] and sin sn[i]. The pairs are (2i, 2i+1) ("normal") or (i, i + half)
+// ("neox").
+inline void rotate(const float* in, float* out, const float* cs, const float* sn, int half,
+                   bool neox) {
+  if (!neox) {
+    for (int i = 0; i < half; ++i) {
+      const float x0 = in[2 * i], x1 = in[2 * i + 1];
+      out[2 * i] = x0 * cs[i] - x1 * sn[i];
+      out[2 * i + 1] = x0 * sn[i] + x1 * cs[i];
+    }
+    return;
+  }
+  for (int i = 0; i < half; ++i) {
+    const float x0 = in[i], x1 = in[i + half];
+    out[i] = x0 * cs[i] - x1 * sn[i];
+    out[i + half] = x0 * sn[i] + x1 * cs[i];
+  }
+}
+
 // A linear layer on either path.
 // The input channels of one linear layer whose calibration maxima stand out: above
 // `ratio` x the median channel's maximum, largest first, at most `cap`.
@@ -109,10 +129,11 @@ class Linear {
  public:
   Status create(std::span<const float> weight, int out, int in, LlamaPrecision precision,
                 int max_rows, const std::vector<float>* input_max = nullptr,
-                const LlamaOptions* options = nullptr, int max_outliers = 0) {
+                const LlamaOptions* options = nullptr, int max_outliers = 0,
+                std::span<const float> bias = {}) {
     if (precision == LlamaPrecision::fp32) {
       auto& l = layer_.emplace<Fp32Linear>();
-      return Fp32Linear::create(weight, {}, out, in, Activation::none, l);
+      return Fp32Linear::create(weight, bias, out, in, Activation::none, l);
     }
     outliers_.clear();
     if (input_max && options && static_cast<int>(input_max->size()) == in) {
@@ -123,7 +144,7 @@ class Linear {
     int8.max_batch = max_rows;
     int8.max_gemm_rows = std::min(max_rows, 128);
     int8.fp32_input_channels = outliers_;
-    return Int8Linear::create(weight, {}, out, in, Activation::none, int8, l);
+    return Int8Linear::create(weight, bias, out, in, Activation::none, int8, l);
   }
   Status forward(const float* x, int m, float* y) {
     if (auto* l = std::get_if<Int8Linear>(&layer_)) return l->forward(x, m, y);
@@ -146,48 +167,75 @@ Status read_int(const GgufFile& f, const std::string& key, int& out) {
 
 }  // namespace
 
-Status LlamaConfig::from_gguf(const GgufFile& f, LlamaConfig& out) {
-  std::string arch;
-  if (auto s = f.get("general.architecture", arch); !s.ok()) return s;
-  if (arch != "llama") return Status::invalid("general.architecture is '" + arch + "', expected 'llama'");
-  LlamaConfig c;
-  if (auto s = read_int(f, "llama.block_count", c.layers); !s.ok()) return s;
-  if (auto s = read_int(f, "llama.embedding_length", c.hidden); !s.ok()) return s;
-  if (auto s = read_int(f, "llama.feed_forward_length", c.ffn); !s.ok()) return s;
-  if (auto s = read_int(f, "llama.attention.head_count", c.heads); !s.ok()) return s;
-  c.kv_heads = c.heads;
-  if (f.find("llama.attention.head_count_kv")) {
-    if (auto s = read_int(f, "llama.attention.head_count_kv", c.kv_heads); !s.ok()) return s;
+Status DecoderSpec::from_gguf(const GgufFile& f, DecoderSpec& out) {
+  DecoderSpec c;
+  if (auto s = f.get("general.architecture", c.architecture); !s.ok()) return s;
+  // What each architecture fixes that its metadata does not say.
+  if (c.architecture == "llama") {
+    c.rope = Rope::normal;
+  } else if (c.architecture == "qwen2") {
+    c.rope = Rope::neox;
+  } else {
+    return Status::invalid("general.architecture: '" + c.architecture +
+                           "' is not supported (known: llama, qwen2)");
   }
-  if (auto s = read_int(f, "llama.context_length", c.context); !s.ok()) return s;
+  const std::string a = c.architecture + ".";
+  if (auto s = read_int(f, a + "block_count", c.layers); !s.ok()) return s;
+  if (auto s = read_int(f, a + "embedding_length", c.hidden); !s.ok()) return s;
+  if (auto s = read_int(f, a + "feed_forward_length", c.ffn); !s.ok()) return s;
+  if (auto s = read_int(f, a + "attention.head_count", c.heads); !s.ok()) return s;
+  c.kv_heads = c.heads;
+  if (f.find(a + "attention.head_count_kv")) {
+    if (auto s = read_int(f, a + "attention.head_count_kv", c.kv_heads); !s.ok()) return s;
+  }
+  if (auto s = read_int(f, a + "context_length", c.context); !s.ok()) return s;
   double eps = 1e-5, theta = 10000.0;
-  if (auto s = f.get("llama.attention.layer_norm_rms_epsilon", eps); !s.ok()) return s;
-  if (f.find("llama.rope.freq_base")) {
-    if (auto s = f.get("llama.rope.freq_base", theta); !s.ok()) return s;
+  if (auto s = f.get(a + "attention.layer_norm_rms_epsilon", eps); !s.ok()) return s;
+  if (f.find(a + "rope.freq_base")) {
+    if (auto s = f.get(a + "rope.freq_base", theta); !s.ok()) return s;
   }
   c.rms_eps = static_cast<float>(eps);
   c.rope_theta = static_cast<float>(theta);
   if (c.hidden % c.heads != 0 || c.heads % c.kv_heads != 0) {
-    return Status::invalid("llama: " + std::to_string(c.heads) + " heads and " +
+    return Status::invalid(c.architecture + ": " + std::to_string(c.heads) + " heads and " +
                            std::to_string(c.kv_heads) + " KV heads do not divide hidden size " +
                            std::to_string(c.hidden));
   }
   c.head_dim = c.hidden / c.heads;
-  if (f.find("llama.rope.dimension_count")) {
-    int rope_dims = 0;
-    if (auto s = read_int(f, "llama.rope.dimension_count", rope_dims); !s.ok()) return s;
-    if (rope_dims != c.head_dim) {
-      return Status::invalid("llama.rope.dimension_count " + std::to_string(rope_dims) +
+  for (const char* key :
+       {"rope.dimension_count", "attention.key_length", "attention.value_length"}) {
+    if (!f.find(a + key)) continue;
+    int dims = 0;
+    if (auto s = read_int(f, a + key, dims); !s.ok()) return s;
+    if (dims != c.head_dim) {
+      return Status::invalid(a + key + ": " + std::to_string(dims) +
                              " differs from the head size " + std::to_string(c.head_dim) +
-                             " (partial RoPE is not supported)");
+                             " (not supported)");
     }
   }
+  // RoPE scaling (linear, YaRN, Llama 3.1's frequency factors) changes every angle: refused
+  // rather than served wrong.
+  if (f.find(a + "rope.scaling.type")) {
+    std::string type;
+    if (auto s = f.get(a + "rope.scaling.type", type); !s.ok()) return s;
+    if (type != "none") {
+      return Status::invalid(a + "rope.scaling.type: '" + type + "' is not supported (only none)");
+    }
+  }
+  if (f.tensor("rope_freqs.weight")) {
+    return Status::invalid("tensor 'rope_freqs.weight' (RoPE frequency factors) is not supported");
+  }
   if (c.head_dim % 8 != 0 || c.head_dim > 256 || c.hidden % 8 != 0 || c.ffn % 8 != 0) {
-    return Status::invalid("llama: hidden, head and FFN sizes must be multiples of 8");
+    return Status::invalid(c.architecture + ": hidden, head and FFN sizes must be multiples of 8");
   }
   const GgufTensor* embedding = f.tensor("token_embd.weight");
   if (!embedding) return Status::invalid("tensor 'token_embd.weight' is missing");
   c.vocab = static_cast<int>(embedding->rows());
+  c.attention_bias = f.tensor("blk.0.attn_q.bias") != nullptr;
+  c.tied_output = f.tensor("output.weight") == nullptr;
+  if (f.find("tokenizer.ggml.model")) {
+    if (auto s = f.get("tokenizer.ggml.model", c.vocabulary); !s.ok()) return s;
+  }
   out = c;
   return {};
 }
@@ -219,7 +267,7 @@ struct LlamaModel::Weights {
 LlamaModel::LlamaModel() = default;
 LlamaModel::~LlamaModel() = default;
 
-std::size_t LlamaModel::kv_block_bytes(const LlamaConfig& c, int block_size) noexcept {
+std::size_t LlamaModel::kv_block_bytes(const DecoderSpec& c, int block_size) noexcept {
   return 2ull * static_cast<std::size_t>(c.layers) * c.kv_heads * block_size * c.head_dim *
          sizeof(std::uint16_t);  // FP16 K and V
 }
@@ -245,8 +293,8 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
   if (options.max_step_tokens < 1 || options.kv_blocks < 1 || options.block_size < 1) {
     return Status::invalid("llama: max_step_tokens, kv_blocks and block_size must be positive");
   }
-  if (auto s = LlamaConfig::from_gguf(file_, config_); !s.ok()) return s;
-  const LlamaConfig& c = config_;
+  if (auto s = DecoderSpec::from_gguf(file_, config_); !s.ok()) return s;
+  const DecoderSpec& c = config_;
   weights_ = std::make_unique<Weights>();
   Weights& w = *weights_;
   const int rows = options.max_step_tokens;
@@ -292,7 +340,19 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
       if (auto s = read(p + name, c.hidden, out_rows, part); !s.ok()) return s;
       buffer.insert(buffer.end(), part.begin(), part.end());
     }
-    if (auto s = layer.qkv.create(buffer, c.qkv_width(), c.hidden, options.precision, rows, cal(4 * l), &options, cap(4 * l)); !s.ok()) return s;
+    std::vector<float> qkv_bias;  // [q; k; v], empty without attention biases
+    if (c.attention_bias) {
+      for (auto [name, width] : {std::pair{"attn_q.bias", c.hidden},
+                                 {"attn_k.bias", kv_width},
+                                 {"attn_v.bias", kv_width}}) {
+        if (auto s = read(p + name, width, 0, part); !s.ok()) return s;
+        qkv_bias.insert(qkv_bias.end(), part.begin(), part.end());
+      }
+    }
+    if (auto s = layer.qkv.create(buffer, c.qkv_width(), c.hidden, options.precision, rows,
+                                  cal(4 * l), &options, cap(4 * l), qkv_bias);
+        !s.ok())
+      return s;
     if (auto s = read(p + "attn_output.weight", c.hidden, c.hidden, part); !s.ok()) return s;
     if (auto s = layer.o.create(part, c.hidden, c.hidden, options.precision, rows, cal(4 * l + 1), &options, cap(4 * l + 1)); !s.ok()) return s;
     // Gate and up as one GEMM: [gate; up].
@@ -317,9 +377,9 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
   part = {};
   w.embedding = file_.tensor("token_embd.weight");
 
-  // RoPE as ggml's "normal" mode: dimension pairs (2i, 2i+1) rotate by pos * theta^(-2i/d).
-  // GGUF conversion permuted the Q and K rows of Hugging Face's checkpoints (which rotate
-  // pairs (i, i + d/2)) so that this pairing gives the same attention.
+  // RoPE angles: pair i rotates by pos * theta^(-2i/d), whichever dimensions the pair holds
+  // (rotate(): ggml's "normal" pairs (2i, 2i+1), for which the GGUF converter permuted a llama
+  // checkpoint's Q and K rows, or "neox" pairs (i, i + d/2), as Hugging Face's checkpoints).
   const int half = c.head_dim / 2;
   w.rope_cos.resize(static_cast<std::size_t>(c.context) * half);
   w.rope_sin.resize(w.rope_cos.size());
@@ -389,7 +449,7 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
 }
 
 void LlamaModel::copy_block(std::int32_t src, std::int32_t dst) noexcept {
-  const LlamaConfig& c = config_;
+  const DecoderSpec& c = config_;
   const std::size_t block = static_cast<std::size_t>(c.kv_heads) * options_.block_size * c.head_dim;
   for (int l = 0; l < c.layers; ++l) {
     const std::size_t base = static_cast<std::size_t>(l) * options_.kv_blocks * block;
@@ -402,7 +462,7 @@ void LlamaModel::copy_block(std::int32_t src, std::int32_t dst) noexcept {
 
 Status LlamaModel::forward(std::span<const std::int32_t> tokens,
                            std::span<const LlamaSequenceStep> steps, std::vector<float>& logits) {
-  const LlamaConfig& c = config_;
+  const DecoderSpec& c = config_;
   Weights& w = *weights_;
   const int n = static_cast<int>(tokens.size());
   if (n < 1 || n > options_.max_step_tokens) {
@@ -444,6 +504,7 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
   const int h = c.hidden;
   const int hd = c.head_dim;
   const int half = hd / 2;
+  const bool neox = c.rope == DecoderSpec::Rope::neox;
   const int qkv_w = c.qkv_width();
   const int group = c.heads / c.kv_heads;
   const std::size_t block_values = static_cast<std::size_t>(c.kv_heads) * bs * hd;
@@ -488,14 +549,8 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
         const float* cs = &w.rope_cos[static_cast<std::size_t>(pos) * half];
         const float* sn = &w.rope_sin[static_cast<std::size_t>(pos) * half];
         float* row = &w.qkv[t * qkv_w];
-        for (int head = 0; head < c.heads; ++head) {
-          float* q = row + head * hd;
-          for (int i = 0; i < half; ++i) {
-            const float x0 = q[2 * i], x1 = q[2 * i + 1];
-            q[2 * i] = x0 * cs[i] - x1 * sn[i];
-            q[2 * i + 1] = x0 * sn[i] + x1 * cs[i];
-          }
-        }
+        for (int head = 0; head < c.heads; ++head)
+          rotate(row + head * hd, row + head * hd, cs, sn, half, neox);
         const auto& st = steps[w.token_seq[t]];
         const std::size_t block = static_cast<std::size_t>(st.block_table[pos / bs]);
         const int slot = pos % bs;
@@ -504,11 +559,7 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
           const float* v = row + h + c.kv_heads * hd + kvh * hd;
           const std::size_t at = block * block_values + (static_cast<std::size_t>(kvh) * bs + slot) * hd;
           float rotated[256];
-          for (int i = 0; i < half; ++i) {
-            const float x0 = k[2 * i], x1 = k[2 * i + 1];
-            rotated[2 * i] = x0 * cs[i] - x1 * sn[i];
-            rotated[2 * i + 1] = x0 * sn[i] + x1 * cs[i];
-          }
+          rotate(k, rotated, cs, sn, half, neox);
           for (int i = 0; i < hd; i += 8) {
             store8_half(k_cache + at + i, load8(rotated + i));
             store8_half(v_cache + at + i, load8(v + i));

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
@@ -15,7 +18,8 @@ namespace {
 
 // A small random llama-architecture model (2 layers, hidden 64, 4 heads sharing 2 KV heads,
 // SwiGLU 128, vocab 96) written as GGUF, F32 weights.
-GgufFile tiny_llama(std::uint32_t seed = 7) {
+// `extra` adds metadata or tensors before the file is written.
+GgufFile tiny_llama(std::uint32_t seed = 7, const std::function<void(GgufWriter&)>& extra = {}) {
   constexpr int hidden = 64, ffn = 128, vocab = 96, kv = 32, layers = 2;
   std::mt19937 rng(seed);
   std::normal_distribution<float> dist(0.0f, 0.2f);
@@ -54,6 +58,7 @@ GgufFile tiny_llama(std::uint32_t seed = 7) {
     w.add_tensor(p + "ffn_down.weight", {ffn, hidden}, GgmlType::f32, random(ffn * hidden));
   }
   w.add_tensor("output_norm.weight", {hidden}, GgmlType::f32, ones(hidden));
+  if (extra) extra(w);
   static std::vector<std::vector<std::byte>> keep;  // parse() keeps the bytes by reference
   keep.push_back(w.bytes());
   GgufFile f;
@@ -112,8 +117,8 @@ std::vector<std::int32_t> iota_table(int n, int first = 0) {
 
 TEST_CASE("llama config comes from the GGUF metadata") {
   GgufFile f = tiny_llama();
-  LlamaConfig c;
-  REQUIRE(LlamaConfig::from_gguf(f, c).ok());
+  DecoderSpec c;
+  REQUIRE(DecoderSpec::from_gguf(f, c).ok());
   CHECK(c.layers == 2);
   CHECK(c.hidden == 64);
   CHECK(c.heads == 4);
@@ -210,13 +215,149 @@ TEST_CASE("llama steps with bad ids, positions or tables are refused before touc
         std::string::npos);
 }
 
-TEST_CASE("a GGUF file that is not a llama model is refused by name") {
+TEST_CASE("a GGUF file that is not a llama-family model is refused by name") {
   GgufWriter w;
   w.set("general.architecture", "gpt2");
   const auto bytes = w.bytes();
   GgufFile f;
   REQUIRE(GgufFile::parse(bytes, "x.gguf", f).ok());
   std::unique_ptr<LlamaModel> m;
-  CHECK(LlamaModel::load(std::move(f), {}, m).message().find("'gpt2', expected 'llama'") !=
-        std::string::npos);
+  CHECK(LlamaModel::load(std::move(f), {}, m).message() ==
+        "general.architecture: 'gpt2' is not supported (known: llama, qwen2)");
+}
+
+namespace {
+
+// tests/fixtures/qwen2_tiny (scripts/qwen2_tiny_reference.py): a random Qwen2 as GGUF and
+// transformers' FP32 logits for 16 tokens.
+struct Qwen2Reference {
+  std::vector<std::int32_t> tokens;
+  std::vector<std::vector<double>> logits;
+};
+
+Qwen2Reference read_qwen2_reference() {
+  std::ifstream in(std::filesystem::path(COINFER_SOURCE_DIR) /
+                   "tests/fixtures/qwen2_tiny/reference.json");
+  REQUIRE(in.good());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A small reader for this file's two arrays: "tokens": [...] and "logits": [[...], ...].
+  Qwen2Reference r;
+  auto numbers = [](std::string_view s) {
+    std::vector<double> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+      if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
+        std::size_t used = 0;
+        out.push_back(std::stod(std::string(s.substr(i, 32)), &used));
+        i += used;
+      } else {
+        ++i;
+      }
+    }
+    return out;
+  };
+  const auto tokens_at = text.find("\"tokens\"");
+  const auto tokens_end = text.find(']', tokens_at);
+  for (double t : numbers(std::string_view(text).substr(tokens_at + 9, tokens_end - tokens_at - 9)))
+    r.tokens.push_back(static_cast<std::int32_t>(t));
+  auto at = text.find('[', text.find("\"logits\""));
+  for (std::size_t row = 0; row < r.tokens.size(); ++row) {
+    const auto open = text.find('[', at + 1);
+    const auto close = text.find(']', open);
+    r.logits.push_back(numbers(std::string_view(text).substr(open + 1, close - open - 1)));
+    at = close;
+  }
+  return r;
+}
+
+std::unique_ptr<LlamaModel> load_qwen2(LlamaPrecision precision) {
+  LlamaOptions o;
+  o.precision = precision;
+  o.kv_blocks = 16;
+  o.block_size = 4;
+  o.max_step_tokens = 64;
+  std::unique_ptr<LlamaModel> m;
+  const Status s = LlamaModel::load(
+      (std::filesystem::path(COINFER_SOURCE_DIR) / "tests/fixtures/qwen2_tiny/model.gguf").string(),
+      o, m);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a Qwen2 GGUF (QKV biases, NEOX RoPE, its own head) loads as data and matches transformers' "
+    "logits") {
+  const auto ref = read_qwen2_reference();
+  REQUIRE(ref.tokens.size() == 16);
+  REQUIRE(ref.logits.size() == 16);
+  auto m = load_qwen2(LlamaPrecision::fp32);
+  const DecoderSpec& spec = m->config();
+  CHECK(spec.architecture == "qwen2");
+  CHECK(spec.rope == DecoderSpec::Rope::neox);
+  CHECK(spec.attention_bias);
+  CHECK_FALSE(spec.tied_output);
+  CHECK(spec.rope_theta == 1e6f);
+  CHECK(spec.kv_heads == 2);
+  const int vocab = spec.vocab;
+  REQUIRE(static_cast<std::size_t>(vocab) == ref.logits[0].size());
+  const std::vector<std::int32_t> table = {0, 1, 2, 3};
+  // All 16 in one prefill, every position's logits; then the same positions again as a
+  // 10-token prefill and six single-token decodes through the KV cache.
+  auto compare = [&](const std::vector<float>& logits, std::size_t first_row, std::size_t rows) {
+    double worst = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (int v = 0; v < vocab; ++v) {
+        worst = std::max(worst, std::fabs(logits[r * vocab + v] - ref.logits[first_row + r][v]));
+      }
+    }
+    return worst;
+  };
+  std::vector<float> logits;
+  LlamaSequenceStep all{0, 16, 0, table, LlamaSequenceStep::Logits::all};
+  REQUIRE(m->forward(ref.tokens, {&all, 1}, logits).ok());
+  // Logits of magnitude ~4. FP32 GEMMs, but K and V pass through the FP16 KV cache (11-bit
+  // mantissas): 0.0030 worst measured on this machine; 0.01 bounds that with room for other
+  // CPUs' summation orders. A structural error (RoPE pairs, a missing bias, the wrong head)
+  // moves logits by ~1: with the "normal" pairing instead, 3.9.
+  constexpr double kBound = 0.01;
+  CHECK(compare(logits, 0, 16) < kBound);
+  for (std::size_t r = 0; r < 16; ++r) {  // the same argmax at every position
+    const auto ours =
+        std::max_element(logits.begin() + static_cast<std::ptrdiff_t>(r * vocab),
+                         logits.begin() + static_cast<std::ptrdiff_t>((r + 1) * vocab)) -
+        (logits.begin() + static_cast<std::ptrdiff_t>(r * vocab));
+    const auto theirs =
+        std::max_element(ref.logits[r].begin(), ref.logits[r].end()) - ref.logits[r].begin();
+    CHECK(ours == theirs);
+  }
+  auto fresh = load_qwen2(LlamaPrecision::fp32);
+  LlamaSequenceStep prefill{0, 10, 0, table, LlamaSequenceStep::Logits::all};
+  REQUIRE(fresh->forward(std::span(ref.tokens).first(10), {&prefill, 1}, logits).ok());
+  CHECK(compare(logits, 0, 10) < kBound);
+  for (int pos = 10; pos < 16; ++pos) {
+    LlamaSequenceStep decode{0, 1, pos, table, LlamaSequenceStep::Logits::last};
+    REQUIRE(fresh->forward(std::span(ref.tokens).subspan(pos, 1), {&decode, 1}, logits).ok());
+    CAPTURE(pos);
+    CHECK(compare(logits, static_cast<std::size_t>(pos), 1) < kBound);
+  }
+}
+
+TEST_CASE("decoder metadata the model cannot honour is refused naming the key") {
+  std::unique_ptr<LlamaModel> m;
+  auto error = [&](const std::function<void(GgufWriter&)>& extra) {
+    return LlamaModel::load(tiny_llama(7, extra), {}, m).message();
+  };
+  CHECK(error([](GgufWriter& w) { w.set("llama.rope.scaling.type", "yarn"); }) ==
+        "llama.rope.scaling.type: 'yarn' is not supported (only none)");
+  CHECK(error([](GgufWriter& w) { w.set_uint32("llama.attention.key_length", 32); }) ==
+        "llama.attention.key_length: 32 differs from the head size 16 (not supported)");
+  CHECK(error([](GgufWriter& w) {
+          w.add_tensor("rope_freqs.weight", {8}, GgmlType::f32, std::vector<float>(8, 1.0f));
+        }) == "tensor 'rope_freqs.weight' (RoPE frequency factors) is not supported");
+  // "none" is what converters write for no scaling.
+  CHECK(LlamaModel::load(
+            tiny_llama(7, [](GgufWriter& w) { w.set("llama.rope.scaling.type", "none"); }), {}, m)
+            .ok());
 }

@@ -12,8 +12,12 @@
 
 namespace coinfer {
 
-// The shape of a llama-architecture decoder, from a GGUF file's llama.* metadata.
-struct LlamaConfig {
+// A llama-family decoder as data: what differs between Llama 2/3, Mistral (GGUF architecture
+// "llama") and Qwen2 ("qwen2") is read from the GGUF metadata and tensors rather than coded
+// as a class per architecture. Every block is RMSNorm -> attention (RoPE, grouped-query) ->
+// RMSNorm -> SwiGLU (SiLU gate) with residuals; what varies:
+struct DecoderSpec {
+  std::string architecture;  // general.architecture: "llama" or "qwen2"
   int layers = 0;
   int hidden = 0;
   int heads = 0;
@@ -23,10 +27,20 @@ struct LlamaConfig {
   int vocab = 0;
   int context = 0;  // the longest sequence (positions) the model was trained for
   float rms_eps = 1e-5f;
+  // RoPE: which dimensions rotate together. ggml's "normal" (llama: pairs (2i, 2i+1), the
+  // GGUF converter permuted Q and K for it) or "neox" (qwen2: pairs (i, i + head_dim / 2), as
+  // Hugging Face's checkpoints); base theta; no scaling (a scaling key is refused at load).
+  enum class Rope { normal, neox } rope = Rope::normal;
   float rope_theta = 10000.0f;
+  bool attention_bias = false;  // Q, K and V projections have biases (qwen2)
+  bool tied_output = true;      // the output head is the token embedding (no output.weight)
+  std::string vocabulary;       // tokenizer.ggml.model ("gpt2": byte-level BPE), if present
 
   int qkv_width() const noexcept { return (heads + 2 * kv_heads) * head_dim; }
-  static Status from_gguf(const GgufFile& file, LlamaConfig& out);
+  // Reads the spec; a key or tensor whose meaning this decoder cannot honour (an unknown
+  // architecture, RoPE scaling, partial RoPE, key/value sizes apart from the head size) is an
+  // error naming it.
+  static Status from_gguf(const GgufFile& file, DecoderSpec& out);
 };
 
 enum class LlamaPrecision {
@@ -61,11 +75,11 @@ struct LlamaSequenceStep {
   enum class Logits { none, last, all } logits = Logits::last;
 };
 
-// A llama-architecture decoder (RMSNorm, RoPE, grouped-query attention, SwiGLU, tied or
-// separate output head) loaded from GGUF weights, run on ragged steps over a paged KV cache:
-// prefill chunks and single-token decodes of many sequences share one forward, every GEMM
-// running on the [step tokens, hidden] matrix. Weights are dequantized at load and, in INT8,
-// requantized per output channel (coinfer::Int8Linear). The KV cache is
+// A llama-family decoder (DecoderSpec: RMSNorm, RoPE, grouped-query attention, SwiGLU, QKV
+// biases or none, tied or separate output head) loaded from GGUF weights, run on ragged steps over
+// a paged KV cache: prefill chunks and single-token decodes of many sequences share one forward,
+// every GEMM running on the [step tokens, hidden] matrix. Weights are dequantized at load and, in
+// INT8, requantized per output channel (coinfer::Int8Linear). The KV cache is
 // [layer][block][kv_head][slot][head_dim] in FP16 (llama.cpp's default): a head's keys of one
 // block are contiguous.
 // One forward at a time (the generation engine's thread).
@@ -78,9 +92,9 @@ class LlamaModel {
   static Status load(GgufFile file, const LlamaOptions& options, std::unique_ptr<LlamaModel>& out);
 
   // Bytes one KV block takes over all layers (K and V).
-  static std::size_t kv_block_bytes(const LlamaConfig& config, int block_size) noexcept;
+  static std::size_t kv_block_bytes(const DecoderSpec& config, int block_size) noexcept;
 
-  const LlamaConfig& config() const noexcept { return config_; }
+  const DecoderSpec& config() const noexcept { return config_; }
   const LlamaOptions& options() const noexcept { return options_; }
   const GgufFile& file() const noexcept { return file_; }
 
@@ -102,7 +116,7 @@ class LlamaModel {
   LlamaModel();
   Status init(GgufFile file, const LlamaOptions& options);
 
-  LlamaConfig config_;
+  DecoderSpec config_;
   LlamaOptions options_;
   GgufFile file_;  // kept mapped: token embeddings are read from it row by row
   std::unique_ptr<Weights> weights_;

@@ -123,7 +123,10 @@ void Engine::step() {
     row_.assign(logits_.begin() + static_cast<std::ptrdiff_t>(row * vocab),
                 logits_.begin() + static_cast<std::ptrdiff_t>((row + 1) * vocab));
     ++row;
-    output_.append(s, sampler_.sample(row_, s.request.sampling, s.generated_tokens(), s.rng));
+    processors_.clear();
+    for (const auto& p : s.request.logits_processors) processors_.push_back(p.get());
+    output_.append(
+        s, sampler_.sample(row_, s.request.sampling, s.generated_tokens(), s.rng, processors_));
   }
   // Finished sequences leave (blocks freed, metrics current) before anyone hears of it.
   auto retired = scheduler_.retire_finished();

@@ -102,6 +102,15 @@ Status SamplingParams::validate() const {
     return out_of_range("repetition_penalty", "> 0", number(repetition_penalty));
   if (logprobs < -1 || logprobs > kMaxLogprobs)
     return out_of_range("logprobs", "in [0, 20]", std::to_string(logprobs));
+  if (logit_bias.size() > kMaxLogitBias) {
+    return Status::invalid("logit_bias: at most " + std::to_string(kMaxLogitBias) + " entries");
+  }
+  for (const auto& [id, bias] : logit_bias) {
+    if (id < 0) return out_of_range("logit_bias", "keyed by token ids >= 0", std::to_string(id));
+    if (!(bias >= -100.0f && bias <= 100.0f)) {
+      return out_of_range("logit_bias[" + std::to_string(id) + "]", "in [-100, 100]", number(bias));
+    }
+  }
   return {};
 }
 
@@ -133,6 +142,18 @@ void Sampler::apply_penalties(std::span<float> logits, const SamplingParams& par
   }
 }
 
+void Sampler::apply_logit_bias(std::span<float> logits, const SamplingParams& params) {
+  for (const auto& [id, bias] : params.logit_bias) {
+    if (id < 0 || static_cast<std::size_t>(id) >= logits.size()) continue;
+    auto& x = logits[static_cast<std::size_t>(id)];
+    // Keep the logit before the chain (the penalty's record, if it changed it first).
+    const auto at =
+        std::ranges::lower_bound(penalized_, id, {}, [](const auto& e) { return e.first; });
+    if (at == penalized_.end() || at->first != id) penalized_.insert(at, {id, x});
+    x += bias;
+  }
+}
+
 float Sampler::raw_logit(std::span<const float> logits, std::int32_t token) const {
   const auto it = std::ranges::lower_bound(penalized_, token, {},
                                            [](const auto& entry) { return entry.first; });
@@ -141,7 +162,8 @@ float Sampler::raw_logit(std::span<const float> logits, std::int32_t token) cons
 }
 
 SampleResult Sampler::sample(std::span<float> logits, const SamplingParams& params,
-                             std::span<const std::int32_t> generated, std::mt19937_64& rng) {
+                             std::span<const std::int32_t> generated, std::mt19937_64& rng,
+                             std::span<LogitsProcessor* const> processors) {
   assert(!logits.empty());
   if (candidates_.size() < logits.size()) {
     candidates_.resize(logits.size());
@@ -155,10 +177,18 @@ SampleResult Sampler::sample(std::span<float> logits, const SamplingParams& para
     likeliest(logits, params.logprobs, result.top);
     for (auto& t : result.top) t.logprob -= log_z;
   }
+  const bool snapshot = params.logprobs >= 0 && !processors.empty();
+  if (snapshot) raw_row_.assign(logits.begin(), logits.end());
   apply_penalties(logits, params, generated);
+  apply_logit_bias(logits, params);
+  for (LogitsProcessor* processor : processors) processor->apply(logits, generated);
   const bool greedy = params.temperature < kGreedyTemperature || params.top_k == 1;
   result.token = greedy ? argmax(logits) : draw(logits, params, rng);
-  if (params.logprobs >= 0) result.logprob = raw_logit(logits, result.token) - log_z;
+  if (params.logprobs >= 0) {
+    const float raw = snapshot ? raw_row_[static_cast<std::size_t>(result.token)]
+                               : raw_logit(logits, result.token);
+    result.logprob = raw - log_z;
+  }
   return result;
 }
 

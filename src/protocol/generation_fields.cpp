@@ -1,6 +1,8 @@
 #include "generation_fields.hpp"
 
+#include <charconv>
 #include <chrono>
+#include <climits>
 #include <cmath>
 
 #include "coinfer/core/json_writer.hpp"
@@ -85,6 +87,41 @@ Status read_token_ids(ondemand::value& value, std::string_view what,
   return {};
 }
 
+namespace {
+
+// OpenAI's {"token id": bias, ...}; ranges are checked by SamplingParams::validate.
+Status read_logit_bias(ondemand::value& value, std::vector<std::pair<std::int32_t, float>>& out) {
+  ondemand::object object;
+  if (value.get_object().get(object)) {
+    return Status::invalid("logit_bias: expected an object of token ids to biases");
+  }
+  for (auto field : object) {
+    std::string_view key;
+    ondemand::value v;
+    if (field.unescaped_key().get(key) || field.value().get(v)) {
+      return Status::invalid("logit_bias: invalid JSON");
+    }
+    std::int64_t id = -1;
+    const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+    if (ec != std::errc{} || end != key.data() + key.size() || id < 0 || id > INT32_MAX) {
+      return Status::invalid("logit_bias: '" + std::string(key) + "' is not a token id");
+    }
+    double bias = 0;
+    if (v.get_double().get(bias)) {
+      return Status::invalid("logit_bias[" + std::string(key) + "]: expected a number");
+    }
+    if (out.size() >= generation::SamplingParams::kMaxLogitBias) {
+      return Status::invalid("logit_bias: at most " +
+                             std::to_string(generation::SamplingParams::kMaxLogitBias) +
+                             " entries");
+    }
+    out.emplace_back(static_cast<std::int32_t>(id), static_cast<float>(bias));
+  }
+  return {};
+}
+
+}  // namespace
+
 Status read_field(std::string_view key, ondemand::value& value, GenerationCall& out, bool& known) {
   auto& g = out.request;
   auto& sp = g.sampling;
@@ -108,6 +145,7 @@ Status read_field(std::string_view key, ondemand::value& value, GenerationCall& 
     return {};
   }
   if (key == "stop") return read_stop(value, g.stop);
+  if (key == "logit_bias") return read_logit_bias(value, sp.logit_bias);
   if (key == "stop_token_ids") {
     return read_token_ids(value, "stop_token_ids: expected an array of token ids", g.stop_token_ids);
   }

@@ -59,6 +59,12 @@ void append_scope(std::string& scope, std::string_view route, std::string_view m
     scope += ':';
     scope += stop;
   }
+  scope += " logit_bias=";
+  for (const auto& [id, bias] : p.logit_bias) {
+    char entry[48];
+    std::snprintf(entry, sizeof(entry), "%d:%.9g,", id, static_cast<double>(bias));
+    scope += entry;
+  }
   scope += '\x1e';
 }
 
@@ -206,6 +212,12 @@ Status GenerationEndpoint::prepare(GenerationCall& call) const {
   if (g.prompt.empty()) return Status::invalid(call.chat ? "messages: empty" : "prompt: empty");
 
   if (auto s = g.sampling.validate(); !s.ok()) return s;
+  for (const auto& [id, bias] : g.sampling.logit_bias) {
+    if (static_cast<std::size_t>(id) >= tokenizer.vocab_size()) {
+      return Status::invalid("logit_bias: token id " + std::to_string(id) +
+                             " is outside the vocabulary");
+    }
+  }
   if (g.min_tokens > g.max_tokens && call.max_tokens_given) {
     return Status::invalid("min_tokens: must not exceed max_tokens");
   }
@@ -234,7 +246,8 @@ Status GenerationEndpoint::prepare(GenerationCall& call) const {
 }
 
 bool GenerationEndpoint::caches(const GenerationCall& call) const noexcept {
-  return cache_ != nullptr && cache_mode_ != CacheMode::off && call.cacheable;
+  return cache_ != nullptr && cache_mode_ != CacheMode::off && call.cacheable &&
+         call.request.logits_processors.empty();
 }
 
 boost::asio::awaitable<void> GenerationEndpoint::lookup(GenerationCall& call, GenerationRun& run) {

@@ -270,6 +270,12 @@ TEST_CASE("llm: bad generation requests get 400 or 404 naming what was wrong") {
   expect("/v1/chat/completions", R"({"model":"smollm2","messages":[{"role":"user","content":"x"}],"response_format":{}})", 400, "response_format: not supported");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","stream_options":{"include_usage":true}})", 400, "stream_options");
   expect("/v1/completions", "{not json", 400, "JSON");
+  expect("/v1/completions", R"({"model":"smollm2","prompt":"x","logit_bias":{"x1":5}})", 400,
+         "logit_bias: 'x1' is not a token id");
+  expect("/v1/completions", R"({"model":"smollm2","prompt":"x","logit_bias":{"7":101}})", 400,
+         "logit_bias[7]: must be in [-100, 100]");
+  expect("/v1/completions", R"({"model":"smollm2","prompt":"x","logit_bias":{"99999":1}})", 400,
+         "logit_bias: token id 99999 is outside the vocabulary");
   std::string long_text;  // more tokens than the context holds: no room left for an answer
   for (int i = 0; i < 9000; ++i) long_text += " word";
   expect("/v1/chat/completions",
@@ -277,6 +283,16 @@ TEST_CASE("llm: bad generation requests get 400 or 404 naming what was wrong") {
          "leave no room in the model's context");
   // Still serving.
   CHECK(client.post("/v1/completions", R"({"model":"smollm2","prompt":"Hi","max_tokens":2})").status == 200);
+}
+
+TEST_CASE("llm: OpenAI's logit_bias forces a token in a completion") {
+  if (!have_model()) return;
+  Client client(shared_server().port());
+  // 3575 is " capital" (the tokenize test below): +100 makes it every token.
+  const Reply r = client.post("/v1/completions", R"({"model":"smollm2","prompt":"Paris is",
+      "max_tokens":3,"temperature":0,"logit_bias":{"3575":100}})");
+  REQUIRE(r.status == 200);
+  CHECK(r.body.find(R"("text":" capital capital capital")") != std::string::npos);
 }
 
 TEST_CASE("llm: language models are listed and tokenize through vLLM's routes") {

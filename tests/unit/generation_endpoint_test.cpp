@@ -140,6 +140,9 @@ TEST_CASE("generation endpoint: prepare names what is wrong with a call") {
   CHECK(error([](GenerationCall& c) { c.request.sampling.top_p = 0; }) ==
         "top_p: must be in (0, 1], got 0");
   CHECK(error([](GenerationCall& c) {
+          c.request.sampling.logit_bias = {{999, 1.0f}};
+        }) == "logit_bias: token id 999 is outside the vocabulary");
+  CHECK(error([](GenerationCall& c) {
           c.token_ids.assign(256, hello);
           c.default_max_tokens_fill_context = true;
         }) == "prompt: its 256 tokens leave no room in the model's context of 256 tokens");
@@ -189,4 +192,17 @@ TEST_CASE(
   auto bypass = call("Hi there");
   bypass.cacheable = false;
   CHECK_FALSE(run(*endpoint, bypass).cache.looked);
+}
+
+TEST_CASE("generation endpoint: the logit bias reaches the engine's sampler") {
+  auto endpoint = toy_endpoint();
+  GenerationCall call;
+  call.token_ids = {hello, world};
+  call.request.sampling.temperature = 0;
+  call.request.sampling.logit_bias = {{op, 100.0f}};
+  call.request.max_tokens = 4;
+  call.max_tokens_given = true;
+  const auto out = run(*endpoint, call);
+  REQUIRE_MESSAGE(out.status.ok(), out.status.message());
+  CHECK(out.text == "OPOPOPOP");
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <string>
@@ -295,4 +296,66 @@ TEST_CASE("validate names the first field out of range as the OpenAI request doe
   CHECK(message({.frequency_penalty = -3.0f}).starts_with("frequency_penalty: "));
   CHECK(message({.repetition_penalty = 0.0f}) == "repetition_penalty: must be > 0, got 0");
   CHECK(message({.logprobs = 21}) == "logprobs: must be in [0, 20], got 21");
+}
+
+namespace {
+// Bans every token but `allowed`, as a grammar's mask would; counts its calls.
+class AllowOnly final : public coinfer::generation::LogitsProcessor {
+ public:
+  explicit AllowOnly(std::int32_t allowed) : allowed_(allowed) {}
+  void apply(std::span<float> logits, std::span<const std::int32_t>) override {
+    ++calls;
+    for (std::size_t i = 0; i < logits.size(); ++i) {
+      if (static_cast<std::int32_t>(i) != allowed_)
+        logits[i] = -std::numeric_limits<float>::infinity();
+    }
+  }
+  int calls = 0;
+
+ private:
+  std::int32_t allowed_;
+};
+}  // namespace
+
+TEST_CASE("the logit bias forces a token at +100 and bans one at -100, greedy and sampled") {
+  using namespace coinfer::generation;
+  Sampler sampler(8);
+  std::mt19937_64 rng(1);
+  const std::vector<float> row = {1.0f, 3.0f, 2.0f, 0.5f, 0.0f, -1.0f, 2.5f, 0.1f};
+  for (float temperature : {0.0f, 1.0f}) {
+    CAPTURE(temperature);
+    for (int i = 0; i < 20; ++i) {
+      auto logits = row;
+      const SamplingParams forced{.temperature = temperature, .logit_bias = {{5, 100.0f}}};
+      CHECK(sampler.sample(logits, forced, {}, rng).token == 5);
+      logits = row;
+      const SamplingParams banned{.temperature = temperature,
+                                  .logit_bias = {{1, -100.0f}, {6, -100.0f}}};
+      const auto token = sampler.sample(logits, banned, {}, rng).token;
+      CHECK(token != 1);
+      CHECK(token != 6);
+    }
+  }
+  const SamplingParams out_of_range{.logit_bias = {{2, 100.5f}}};
+  CHECK(out_of_range.validate().message() == "logit_bias[2]: must be in [-100, 100], got 100.5");
+}
+
+TEST_CASE("a request's logits processors run after the bias, and logprobs stay the model's") {
+  using namespace coinfer::generation;
+  Sampler sampler(8);
+  std::mt19937_64 rng(1);
+  std::vector<float> logits = {1.0f, 3.0f, 2.0f, 0.5f, 0.0f, -1.0f, 2.5f, 0.1f};
+  const auto raw = logits;
+  AllowOnly mask(3);
+  LogitsProcessor* chain[] = {&mask};
+  // The bias pushes token 2 up; the mask, later in the chain, still allows only token 3.
+  const SamplingParams params{.temperature = 0.0f, .logprobs = 2, .logit_bias = {{2, 50.0f}}};
+  const auto result = sampler.sample(logits, params, {}, rng, chain);
+  CHECK(mask.calls == 1);
+  CHECK(result.token == 3);
+  double z = 0;
+  for (float x : raw) z += std::exp(static_cast<double>(x));
+  CHECK(result.logprob == doctest::Approx(raw[3] - std::log(z)).epsilon(1e-5));
+  REQUIRE(result.top.size() == 2);
+  CHECK(result.top[0].id == 1);  // the model's likeliest, not the chain's
 }

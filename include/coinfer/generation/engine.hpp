@@ -67,6 +67,7 @@ class Engine final : public Generator {
   // Engine thread only.
   std::vector<float> logits_;  // [rows, vocab]
   std::vector<float> row_;     // the row being sampled, [vocab]
+  std::vector<LogitsProcessor*> processors_;  // the sampled sequence's, per row
   std::thread thread_;
 };
 

@@ -35,6 +35,9 @@ struct GenerationRequest {
   bool skip_special_tokens = true;
   int priority = 0;  // higher runs first when the scheduler uses priorities
   Clock::time_point deadline = Clock::time_point::max();
+  // Stages of the sampler chain of this request's own (a grammar's mask), after the penalties
+  // and the logit bias; each belongs to this request alone. A request with any is not cached.
+  std::vector<std::shared_ptr<LogitsProcessor>> logits_processors;
 };
 
 enum class FinishReason { none, stop, length, cancelled, timeout, error };

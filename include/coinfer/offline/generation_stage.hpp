@@ -28,7 +28,7 @@ struct GeneratedText {
   std::int64_t completion_tokens = 0;
 };
 
-// A row's text as a prepared greedy generation (GenerationEndpoint::prepare: the chat template
+// A row's text into `out` (a default-constructed call) as a prepared greedy generation (GenerationEndpoint::prepare: the chat template
 // when options.chat, tokenized, checked against the context). Thread-safe.
 Status prepare_row(const GenerationEndpoint& endpoint, std::string_view text,
                    const GenerationOptions& options, GenerationCall& out);

@@ -147,6 +147,13 @@ asio::awaitable<void> CacheStage::lookup(CacheMode mode, const cache::CacheKey& 
   if (directives.lookup && !out.hit) cache_->metrics().misses.add();
 }
 
+bool CacheStage::lookup_exact(const cache::CacheKey& key, const CacheDirectives& directives,
+                              Lookup& out) {
+  out.hit = directives.lookup && cache_->lookup_exact(key, out.entry);
+  if (directives.lookup && !out.hit) cache_->metrics().misses.add();
+  return out.hit;
+}
+
 CacheOutcome CacheStage::Lookup::outcome(std::uint64_t stored) const {
   CacheOutcome o;
   o.looked = true;

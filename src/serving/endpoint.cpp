@@ -176,21 +176,20 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
       status.ok() && cache_ && request.cache && cache_key(request, ticket, scope, key_text);
   const cache::CacheKey key{cache ? std::string_view(request.cache->ns) : std::string_view(), scope,
                             key_text};
+  CacheStage::Lookup found;
   if (cache) {
     request.cache_outcome.looked = true;
-    cache::CacheHit hit;
-    const bool found = request.cache->lookup && cache_->cache().lookup_exact(key, hit) &&
-                       decode_outputs(*hit.payload, ticket.outputs());
+    const bool hit = cache_->lookup_exact(key, *request.cache, found) &&
+                     decode_outputs(*found.entry.payload, ticket.outputs());
     request.timing.cache = std::chrono::steady_clock::now() - cache_started;
-    if (found) {
+    if (hit) {
       request.cache_outcome.hit = true;
-      request.cache_outcome.entry = hit.id;
+      request.cache_outcome.entry = found.entry.id;
       metrics_.request_success.add();
       metrics_.request_duration.observe(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       co_return status;
     }
-    if (request.cache->lookup) cache_->cache().metrics().misses.add();
   }
   if (status.ok()) {
     status = co_await batcher_.async_submit(ticket, options, asio::use_awaitable);
@@ -209,7 +208,7 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
   if (cache && request.cache->store) {
     std::string payload;
     if (encode_outputs(ticket.outputs(), payload)) {
-      request.cache_outcome.entry = cache_->cache().insert(key, {}, std::move(payload));
+      request.cache_outcome.entry = cache_->store(key, *request.cache, found, std::move(payload));
     }
   }
   metrics_.request_success.add();

@@ -18,8 +18,8 @@ class ModelRepository;
 // The pipeline's cache stage: the shared SemanticCache, the embedding endpoint that turns a
 // request's text into its vector (through that endpoint's batcher, on the compute threads,
 // never on an I/O thread), and the cache's housekeeping thread (expiry, index rebuilds,
-// snapshots). Protocol adapters build a CacheKey, call lookup() before the model and store()
-// after it.
+// snapshots). The only way into the cache for requests: GenerationEndpoint and Endpoint build
+// a CacheKey, call lookup() (or lookup_exact()) before the model and store() after it.
 class CacheStage {
  public:
   // From [cache]; `embedder` null: semantic lookups are off (exact only).
@@ -52,6 +52,9 @@ class CacheStage {
   // exact lookups; it never fails the request.
   boost::asio::awaitable<void> lookup(CacheMode mode, const cache::CacheKey& key,
                                       const CacheDirectives& directives, Lookup& out);
+  // The exact lookup alone, without suspending: for endpoints whose inputs have no text to
+  // embed (numeric tensors). A miss is counted as lookup()'s are.
+  bool lookup_exact(const cache::CacheKey& key, const CacheDirectives& directives, Lookup& out);
   // Stores an answer (unless directives say no-store); its entry id, 0 when not stored.
   std::uint64_t store(const cache::CacheKey& key, const CacheDirectives& directives,
                       const Lookup& lookup, std::string payload);

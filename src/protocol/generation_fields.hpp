@@ -1,7 +1,7 @@
 #pragma once
 // What the text-generation protocols share (OpenAI's completions in openai_completions.cpp,
 // Triton's generate extension in triton_generate.cpp): reading the generation fields of a
-// request, checking a request against the model, and how a generation finished.
+// request into a GenerationCall (serving/generation_call.hpp), and how a generation finished.
 #include <simdjson.h>
 
 #include <string>

@@ -67,7 +67,7 @@ bool is_generator(const ModelRepository& repo, std::string_view name) {
 
 // A language model (served by its engine, in its one configured version): found (true), or
 // an error answered.
-bool find_generator(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+bool find_generation(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   GenerationEndpoint* generator = nullptr;
   Status status = repo.find_generation(req.param("model"), req.tenant, generator);
   const std::string_view version = req.param("version");
@@ -92,7 +92,7 @@ void generator_metadata(std::string_view name, std::string_view version, std::st
 
 void model_metadata(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   if (is_generator(repo, req.param("model"))) {
-    if (find_generator(repo, req, res)) {
+    if (find_generation(repo, req, res)) {
       generator_metadata(req.param("model"), repo.language_model(req.param("model"))->version(),
                          res.body);
     }
@@ -103,7 +103,7 @@ void model_metadata(const ModelRepository& repo, const HttpRequest& req, HttpRes
 
 void model_ready(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
   if (is_generator(repo, req.param("model"))) {
-    if (!find_generator(repo, req, res)) return;
+    if (!find_generation(repo, req, res)) return;
     res.body += "{\"name\":";
     json_append_string(res.body, req.param("model"));
     res.body += ",\"ready\":true}";

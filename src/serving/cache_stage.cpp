@@ -95,8 +95,8 @@ Status CacheStage::create(const Config& config, ModelRepository& repository,
   }
   out = std::make_unique<CacheStage>(config.cache, embedder);
   repository.set_cache(out.get());
-  // Endpoints (OIP infer) are looked up by their exact inputs; language models by the stage's
-  // lookup() from their adapters (ModelRepository::cache_mode).
+  // Endpoints (OIP infer) are looked up by their exact inputs (lookup_exact); language models
+  // by their GenerationEndpoint, which set_cache() above gave the stage.
   for (const auto& model : config.models) {
     if (model.cache == CacheMode::off) continue;
     Endpoint* endpoint = nullptr;

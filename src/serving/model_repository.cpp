@@ -48,14 +48,6 @@ void ModelRepository::set_cache(CacheStage* stage) noexcept {
   for (const auto& g : language_models_) g->set_cache(stage);
 }
 
-CacheMode ModelRepository::cache_mode(std::string_view model) const noexcept {
-  if (!cache_) return CacheMode::off;
-  for (const auto& g : language_models_) {
-    if (g->name() == model) return g->cache_mode();
-  }
-  return CacheMode::off;
-}
-
 Status ModelRepository::find_generation(std::string_view name, const Tenant* tenant,
                                         GenerationEndpoint*& out) const {
   out = nullptr;

@@ -16,8 +16,6 @@ namespace asio = boost::asio;
 
 namespace {
 
-const std::vector<std::int32_t> kScript = {hello, world, bang, space_st, op, end_word};
-
 struct Run {
   std::vector<std::int32_t> tokens;
   GenerationUpdate last;
@@ -60,7 +58,7 @@ TEST_CASE(
   asio::io_context io;  // outlives the engine, whose last updates are posted to it
   auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
   // 12 blocks of 4 tokens: six sequences of 20 tokens need 30, so they preempt each other.
-  auto runner = std::make_unique<FakeRunner>(toy_vocab_size, 12, 4, kScript, 16);
+  auto runner = std::make_unique<FakeRunner>(toy_vocab_size, 12, 4, toy_script, 16);
   FakeRunner& fake = *runner;
   EngineConfig config;
   Engine engine(std::move(runner), tokenizer, config);
@@ -77,7 +75,7 @@ TEST_CASE(
   const auto runs = run_all(io, streams);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     CAPTURE(i);
-    CHECK(runs[i].tokens == FakeRunner::expected(prompts[i], 12, kScript));
+    CHECK(runs[i].tokens == FakeRunner::expected(prompts[i], 12, toy_script));
     CHECK(runs[i].last.finish == FinishReason::length);
     CHECK(runs[i].last.completion_tokens == 12);
   }
@@ -92,7 +90,7 @@ TEST_CASE(
     "drains") {
   asio::io_context io;
   auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
-  auto runner = std::make_unique<FakeRunner>(toy_vocab_size, 64, 4, kScript);
+  auto runner = std::make_unique<FakeRunner>(toy_vocab_size, 64, 4, toy_script);
   FakeRunner& fake = *runner;
   EngineConfig config;
   config.max_waiting = 2;
@@ -124,7 +122,7 @@ TEST_CASE("engine: a request that cannot fit is refused with the scheduler's rea
   auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
   EngineConfig config;
   config.scheduler.max_model_len = 100000;  // capped by the runner's context (256)
-  Engine engine(std::make_unique<FakeRunner>(toy_vocab_size, 128, 4, kScript), tokenizer, config);
+  Engine engine(std::make_unique<FakeRunner>(toy_vocab_size, 128, 4, toy_script), tokenizer, config);
   CHECK(engine.max_model_len() == 256);
   std::shared_ptr<GenerationStream> s;
   const Status status =
@@ -135,7 +133,7 @@ TEST_CASE("engine: a request that cannot fit is refused with the scheduler's rea
 TEST_CASE("engine: a cancelled stream ends its sequence and frees its blocks") {
   asio::io_context io;
   auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
-  auto runner = std::make_unique<FakeRunner>(toy_vocab_size, 64, 4, kScript);
+  auto runner = std::make_unique<FakeRunner>(toy_vocab_size, 64, 4, toy_script);
   FakeRunner& fake = *runner;
   Engine engine(std::move(runner), tokenizer, EngineConfig{});
   fake.close_gate();

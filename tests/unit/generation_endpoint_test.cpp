@@ -18,13 +18,11 @@ namespace asio = boost::asio;
 
 namespace {
 
-const std::vector<std::int32_t> kScript = {hello, world, bang, space_st, op, end_word};
-
 std::unique_ptr<GenerationEndpoint> toy_endpoint(std::int32_t context = 256,
                                                  CacheMode cache = CacheMode::off) {
   auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
   auto engine = std::make_unique<Engine>(
-      std::make_unique<FakeRunner>(toy_vocab_size, 128, 4, kScript, 32, context), tokenizer,
+      std::make_unique<FakeRunner>(toy_vocab_size, 128, 4, toy_script, 32, context), tokenizer,
       EngineConfig{});
   return std::make_unique<GenerationEndpoint>("toy", "1", std::move(engine), cache);
 }
@@ -75,7 +73,7 @@ TEST_CASE("generation endpoint: a prompt is generated and streamed to its end") 
   CHECK(out.last.prompt_tokens == 2);
   CHECK(out.last.completion_tokens == 3);
   std::string expected;
-  for (auto id : FakeRunner::expected({hello, world}, 3, kScript)) {
+  for (auto id : FakeRunner::expected({hello, world}, 3, toy_script)) {
     REQUIRE(endpoint->tokenizer().token_bytes(id, expected).ok());
   }
   CHECK(out.text == expected);
@@ -110,7 +108,7 @@ TEST_CASE(
   const auto left = 64 - static_cast<std::int32_t>(prompt.size());
   CHECK(from_chat.last.completion_tokens == left);
   std::string expected;
-  for (auto id : FakeRunner::expected(prompt, static_cast<std::size_t>(left), kScript)) {
+  for (auto id : FakeRunner::expected(prompt, static_cast<std::size_t>(left), toy_script)) {
     REQUIRE(endpoint->tokenizer().token_bytes(id, expected).ok());
   }
   CHECK(from_chat.text == expected);

@@ -49,6 +49,9 @@ inline std::unique_ptr<ByteLevelBpeTokenizer> toy_tokenizer() {
   return tokenizer;
 }
 
+// The tokens a FakeRunner's logits pick from: all have text, none ends a generation.
+inline const std::vector<std::int32_t> toy_script = {hello, world, bang, space_st, op, end_word};
+
 // A runner whose "model" attends over its paged KV cache: it writes each fed token into the
 // slot the block table names, and the likeliest next token after position p is
 // script[(sum of the tokens at positions 0..p, read back through the table) % script size].

@@ -36,7 +36,6 @@ class Engine final : public Generator {
   Status submit(GenerationRequest request, boost::asio::any_io_executor executor,
                 std::shared_ptr<GenerationStream>& out) override;
 
-  const ModelRunner& runner() const noexcept { return *runner_; }
   const ByteLevelBpeTokenizer& tokenizer() const noexcept override { return *tokenizer_; }
   const EngineConfig& config() const noexcept { return config_; }
   const GenerationMetrics& metrics() const noexcept override { return metrics_; }

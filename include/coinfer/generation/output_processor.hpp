@@ -24,10 +24,6 @@ class OutputProcessor {
   OutputProcessor(const ByteLevelBpeTokenizer& tokenizer, std::int32_t max_model_len,
                   GenerationMetrics& metrics);
 
-  // The ids that end a generation unless ignore_eos: the vocabulary's end-of-sequence token and
-  // the other end markers it has ("<|endoftext|>", "<|im_end|>", "<|eot_id|>", ...).
-  std::span<const std::int32_t> end_ids() const noexcept { return end_ids_; }
-
   // Appends a sampled token to `seq`: its text and logprobs join the pending update, and a stop
   // condition or a length limit finishes the sequence.
   void append(Sequence& seq, const SampleResult& sample);
@@ -48,6 +44,8 @@ class OutputProcessor {
   const ByteLevelBpeTokenizer& tokenizer_;
   std::int32_t max_model_len_;
   GenerationMetrics& metrics_;
+  // The ids that end a generation unless ignore_eos: the vocabulary's end-of-sequence token and
+  // the other end markers it has ("<|endoftext|>", "<|im_end|>", "<|eot_id|>", ...).
   std::vector<std::int32_t> end_ids_;
 };
 

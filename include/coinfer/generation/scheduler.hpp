@@ -105,7 +105,6 @@ class Scheduler {
   std::size_t num_waiting() const noexcept { return waiting_.size(); }
   std::size_t num_running() const noexcept { return running_.size(); }
   std::span<const std::unique_ptr<Sequence>> running() const noexcept { return running_; }
-  const BlockManager& blocks() const noexcept { return blocks_; }
 
  private:
   void end_dropped(Clock::time_point now, StepPlan& plan);

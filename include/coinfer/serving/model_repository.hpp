@@ -49,10 +49,9 @@ class ModelRepository {
   // Ready when every model is ready.
   bool all_ready() const noexcept;
 
-  // The response cache stage (null when no model caches) and a model's use of it.
+  // The response cache stage (null when no model caches), handed to the language models too.
   void set_cache(CacheStage* stage) noexcept;
   CacheStage* cache() const noexcept { return cache_; }
-  CacheMode cache_mode(std::string_view model) const noexcept;
 
  private:
   std::vector<std::unique_ptr<Endpoint>> endpoints_;

@@ -21,7 +21,8 @@ import time
 import requests
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "conformance"))
-from serve import start_server  # noqa: E402
+from serve import config_copy, opt_into_semantic_cache, start_server  # noqa: E402
+import tempfile  # noqa: E402
 
 CONCURRENCY = 8
 
@@ -84,7 +85,9 @@ def main():
     stored = [p["a"] for p in pairs]
     paraphrases = [p["b"] for p in pairs]
 
-    proc, address = start_server(args.binary, args.config,
+    config = config_copy(args.config, tempfile.mkdtemp())
+    opt_into_semantic_cache(config)
+    proc, address = start_server(args.binary, config,
                                  extra_args=["--model", "minilm", "--model", "smollm2"])
     base = f"http://{address}"
     try:

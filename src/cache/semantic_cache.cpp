@@ -46,6 +46,8 @@ struct SemanticCache::Entry {
   std::int64_t stamp = 0;                  // last_used when last placed at the head
   std::list<Entry>::iterator self;
   std::size_t bytes = 0;
+  float min_similarity = 0.0f;  // its own bar, raised by wrong reports (written exclusively)
+  std::atomic<float> last_similarity{-1.0f};  // of its last hit (1: exact, -1: none)
 
   std::string_view ns() const { return std::string_view(key).substr(0, ns_size); }
   std::string_view scope() const { return std::string_view(key).substr(ns_size + 1, scope_size); }
@@ -108,6 +110,7 @@ bool SemanticCache::lookup_exact(const CacheKey& key, CacheHit& hit) {
   Entry& entry = *it->second;
   if (expired(entry, Clock::now())) return false;
   entry.last_used.store(now_ns(), std::memory_order_relaxed);
+  entry.last_similarity.store(1.0f, std::memory_order_relaxed);
   hit = {entry.id, HitKind::exact, 1.0f, entry.payload};
   metrics_.exact_hits.add();
   return true;
@@ -135,15 +138,21 @@ bool SemanticCache::lookup(const CacheKey& key, std::span<const float> vector, C
     if (nearest) *nearest = similarities[0];
   }
   const auto now = Clock::now();
-  for (std::size_t i = 0; i < found && similarities[i] >= options_.similarity_threshold; ++i) {
+  const float bar = threshold_locked(key.ns);
+  for (std::size_t i = 0; i < found && similarities[i] >= bar; ++i) {
     const auto it = by_id_.find(ids[i]);
     if (it == by_id_.end() || expired(*it->second, now)) continue;
     Entry& entry = *it->second;
+    if (similarities[i] < entry.min_similarity) {
+      metrics_.threshold_rejections.add();
+      continue;
+    }
     if (options_.guards && disagreement(key.text, entry.text()) != Disagreement::none) {
       metrics_.guard_rejections.add();
       continue;
     }
     entry.last_used.store(now_ns(), std::memory_order_relaxed);
+    entry.last_similarity.store(similarities[i], std::memory_order_relaxed);
     hit = {entry.id, HitKind::semantic, similarities[i], entry.payload};
     metrics_.semantic_hits.add();
     return true;
@@ -310,8 +319,139 @@ std::size_t SemanticCache::erase_namespace(std::string_view ns) {
     if (entry.ns() == ns) victims.push_back(&entry);
   }
   remove_locked(victims);
+  // Its feedback went with its entries; settings stay.
+  if (const auto space = namespaces_.find(ns); space != namespaces_.end()) {
+    if (space->second.configured) {
+      Namespace fresh;
+      fresh.settings = space->second.settings;
+      fresh.configured = true;
+      space->second = std::move(fresh);
+    } else {
+      namespaces_.erase(space);
+    }
+  }
   metrics_.invalidations.add(victims.size());
   return victims.size();
+}
+
+// ---- Feedback and per-namespace thresholds ------------------------------------------------
+
+float SemanticCache::base_threshold(const Namespace& space) const noexcept {
+  return space.settings.threshold > 0 ? space.settings.threshold : options_.similarity_threshold;
+}
+
+float SemanticCache::threshold_locked(std::string_view ns) const {
+  const auto it = namespaces_.find(ns);
+  if (it == namespaces_.end()) return options_.similarity_threshold;
+  return std::max(base_threshold(it->second), it->second.raised);
+}
+
+// The lowest threshold, at or above the namespace's base, at which the reported hits at or
+// above it are wrong no more often than the target error rate: the base, or just above one of
+// the wrong hits. (A point estimate over the latest kMaxReports reports; a namespace that
+// cannot afford the noise of few reports sets its threshold itself.)
+void SemanticCache::relearn(Namespace& space) const {
+  const float base = base_threshold(space);
+  const float target = space.settings.target_error_rate >= 0 ? space.settings.target_error_rate
+                                                              : options_.target_error_rate;
+  auto reports = space.reports;
+  std::sort(reports.begin(), reports.end());  // by similarity, ascending
+  // Reports at or above position i: n - i of them, wrong_from[i] wrong.
+  const std::size_t n = reports.size();
+  std::vector<std::size_t> wrong_from(n + 1, 0);
+  for (std::size_t i = n; i-- > 0;) wrong_from[i] = wrong_from[i + 1] + (reports[i].second ? 0 : 1);
+  const auto meets = [&](float threshold) {
+    const auto first = static_cast<std::size_t>(
+        std::lower_bound(reports.begin(), reports.end(), std::pair{threshold, false}) -
+        reports.begin());
+    return static_cast<double>(wrong_from[first]) <=
+           static_cast<double>(target) * static_cast<double>(n - first);
+  };
+  space.raised = 0.0f;
+  if (meets(base)) return;
+  for (const auto& [similarity, right] : reports) {
+    if (right || similarity < base) continue;
+    const float above = std::nextafter(similarity, 2.0f);
+    if (meets(above)) {
+      space.raised = above;
+      return;
+    }
+  }
+}
+
+bool SemanticCache::feedback(std::uint64_t id, bool correct, float similarity,
+                             std::string_view ns_prefix, FeedbackResult& out) {
+  std::unique_lock lock(mutex_);
+  const auto it = by_id_.find(id);
+  if (it == by_id_.end() || !it->second->ns().starts_with(ns_prefix)) return false;
+  Entry* entry = it->second;
+  // X-Cache-Similarity is rounded: a report of the entry's last hit takes that hit's own.
+  const float last = entry->last_similarity.load(std::memory_order_relaxed);
+  if (similarity < 0 || (last >= 0 && std::fabs(similarity - last) < 1e-3f)) {
+    similarity = std::max(similarity, last);
+  }
+  const bool semantic = similarity >= 0 && similarity < 1.0f;
+  (correct ? metrics_.feedback_right : metrics_.feedback_wrong).add();
+  const std::string ns(entry->ns());
+  auto space = namespaces_.find(ns);
+  if (space == namespaces_.end() && namespaces_.size() < kMaxNamespaces) {
+    space = namespaces_.emplace(ns, Namespace{}).first;
+  }
+  if (space != namespaces_.end()) {
+    Namespace& s = space->second;
+    ++(correct ? s.right : s.wrong);
+    if (semantic) {
+      if (s.reports.size() < kMaxReports) {
+        s.reports.emplace_back(similarity, correct);
+      } else {
+        s.reports[s.next_report] = {similarity, correct};
+        s.next_report = (s.next_report + 1) % kMaxReports;
+      }
+      relearn(s);
+    }
+  }
+  out = {};
+  if (!correct && !semantic) {
+    remove_locked({&entry, 1});
+    metrics_.invalidations.add();
+    out.removed = true;
+  } else if (!correct) {
+    entry->min_similarity = std::max(entry->min_similarity, std::nextafter(similarity, 2.0f));
+  }
+  out.namespace_threshold = threshold_locked(ns);
+  out.entry_threshold =
+      out.removed ? 0.0f : std::max(entry->min_similarity, out.namespace_threshold);
+  return true;
+}
+
+bool SemanticCache::configure_namespace(std::string_view ns, const NamespaceSettings& settings) {
+  std::unique_lock lock(mutex_);
+  auto it = namespaces_.find(ns);
+  if (it == namespaces_.end()) {
+    if (namespaces_.size() >= kMaxNamespaces) return false;
+    it = namespaces_.emplace(std::string(ns), Namespace{}).first;
+  }
+  it->second.settings = settings;
+  it->second.configured = true;
+  relearn(it->second);
+  return true;
+}
+
+NamespaceState SemanticCache::namespace_state(std::string_view ns) const {
+  std::shared_lock lock(mutex_);
+  NamespaceState state;
+  state.configured_threshold = options_.similarity_threshold;
+  state.threshold = options_.similarity_threshold;
+  state.target_error_rate = options_.target_error_rate;
+  if (const auto it = namespaces_.find(ns); it != namespaces_.end()) {
+    const Namespace& s = it->second;
+    state.configured_threshold = base_threshold(s);
+    state.threshold = threshold_locked(ns);
+    if (s.settings.target_error_rate >= 0) state.target_error_rate = s.settings.target_error_rate;
+    state.right = s.right;
+    state.wrong = s.wrong;
+  }
+  return state;
 }
 
 std::size_t SemanticCache::expire() {
@@ -393,14 +533,15 @@ SemanticCache::Stats SemanticCache::stats() const {
 // Layout (little-endian):
 //   "CFCACHE\0"  u32 format version  u32 dimension  str embedder  u64 next id  u64 count
 //   count x { u64 id  i64 expires (Unix ms, 0: never)  str key  u32 ns size  u32 scope size
-//             u8 has vector  [dimension x f32]  str payload }        (least recently used first)
+//             f32 the entry's own bar (version 2)  u8 has vector  [dimension x f32]
+//             str payload }                                          (least recently used first)
 //   u64 FNV-1a of every byte before it
 // where str = u64 size + bytes.
 
 namespace {
 
 constexpr char kMagic[8] = {'C', 'F', 'C', 'A', 'C', 'H', 'E', '\0'};
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;  // 1: without the entries' bars
 
 std::uint64_t fnv1a(std::string_view bytes) {
   std::uint64_t hash = 14695981039346656037ull;
@@ -525,6 +666,7 @@ Status SemanticCache::save(const std::filesystem::path& path) const {
       put_string(out, entry.key);
       append_raw<std::uint32_t>(out, entry.ns_size);
       append_raw<std::uint32_t>(out, entry.scope_size);
+      append_raw<float>(out, entry.min_similarity);
       const auto row = entry.partition ? row_of.find(entry.id) : row_of.end();
       append_raw<std::uint8_t>(out, row != row_of.end() ? 1 : 0);
       if (row != row_of.end()) {
@@ -565,9 +707,9 @@ Status SemanticCache::restore(std::string_view bytes, std::string_view where_pre
   for (char& c : magic) (void)r.get(c, "magic");
   if (auto s = r.get(version, "format version"); !s.ok())
     return Status::invalid(where + s.message());
-  if (version != kFormatVersion) {
+  if (version != kFormatVersion && version != 1) {
     return Status::invalid(where + "format version " + std::to_string(version) + ", expected " +
-                           std::to_string(kFormatVersion));
+                           std::to_string(kFormatVersion) + " or 1");
   }
   Status s = r.get(dimension, "dimension");
   if (s.ok()) s = r.get_string(embedder, "embedder");
@@ -586,6 +728,7 @@ Status SemanticCache::restore(std::string_view bytes, std::string_view where_pre
     std::int64_t expires;
     std::string key;
     std::uint32_t ns_size, scope_size;
+    float min_similarity = 0.0f;
     std::vector<float> vector;
     std::string payload;
   };
@@ -599,6 +742,9 @@ Status SemanticCache::restore(std::string_view bytes, std::string_view where_pre
     if (s.ok()) s = r.get_string(e.key, "entry key");
     if (s.ok()) s = r.get(e.ns_size, "entry namespace size");
     if (s.ok()) s = r.get(e.scope_size, "entry scope size");
+    if (s.ok() && version >= 2) s = r.get(e.min_similarity, "entry threshold");
+    if (s.ok() && !(e.min_similarity >= 0.0f && e.min_similarity <= 2.0f))
+      s = r.fail("entry threshold out of range");
     if (s.ok()) s = r.get(has_vector, "entry vector flag");
     if (s.ok() && has_vector > 1) s = r.fail("entry vector flag " + std::to_string(has_vector));
     if (s.ok() && has_vector) s = r.get_floats(e.vector, dimension, "entry vector");
@@ -636,8 +782,11 @@ Status SemanticCache::restore(std::string_view bytes, std::string_view where_pre
       const std::string_view key(e.key);
       const CacheKey cache_key{key.substr(0, e.ns_size), key.substr(e.ns_size + 1, e.scope_size),
                                key.substr(e.ns_size + e.scope_size + 2)};
-      (void)insert_locked(e.id, cache_key, e.vector, std::make_shared<const std::string>(e.payload),
-                          expires);
+      const std::uint64_t id = insert_locked(
+          e.id, cache_key, e.vector, std::make_shared<const std::string>(e.payload), expires);
+      if (const auto it = by_id_.find(id); id != 0 && it != by_id_.end()) {
+        it->second->min_similarity = e.min_similarity;
+      }
     }
   }
   rebuild_indexes();  // a large partition becomes an IVF now rather than on the first tick
@@ -668,6 +817,17 @@ void render_prometheus(const SemanticCache& cache, std::string& out) {
   counter("coinfer_cache_guard_rejections_total",
           "Semantic candidates above the threshold refused by the agreement guards.",
           m.guard_rejections);
+  counter("coinfer_cache_threshold_rejections_total",
+          "Semantic candidates above the namespace's threshold but below the entry's own, "
+          "raised by a wrong-hit report.",
+          m.threshold_rejections);
+  append_metric_header(out, "coinfer_cache_feedback_total", "counter",
+                       "Hits reported right or wrong through POST /v2/cache/feedback.");
+  out += "coinfer_cache_feedback_total{verdict=\"right\"} ";
+  out += std::to_string(m.feedback_right.value());
+  out += "\ncoinfer_cache_feedback_total{verdict=\"wrong\"} ";
+  out += std::to_string(m.feedback_wrong.value());
+  out += '\n';
   const auto stats = cache.stats();
   const auto gauge = [&out](std::string_view name, std::string_view help, std::size_t value) {
     append_metric_header(out, name, "gauge", help);

@@ -269,6 +269,40 @@ Status read_cache(const toml::table& table, CacheConfig& c) {
   r.integer("nprobe", c.nprobe);
   r.string("snapshot_file", c.snapshot_file);
   r.integer("snapshot_interval_s", c.snapshot_interval_s);
+  r.number("target_error_rate", c.target_error_rate);
+  if (c.target_error_rate < 0 || c.target_error_rate > 1) {
+    r.fail("target_error_rate", "must be in [0, 1]");
+  }
+  if (const toml::table* spaces = r.table("namespaces")) {
+    for (const auto& [name, node] : *spaces) {
+      CacheConfig::Namespace space;
+      space.name = std::string(name.str());
+      const std::string field = "namespaces." + space.name;
+      if (space.name.empty() || space.name.size() > 128 ||
+          space.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789-_.:/") != std::string::npos) {
+        r.fail(field, "a namespace is 1 to 128 letters, digits, '-', '_', '.', ':' ('/' after a "
+                      "tenant's name)");
+        continue;
+      }
+      if (!node.is_table()) {
+        r.fail(field, "expected a table");
+        continue;
+      }
+      TableReader n(*node.as_table(), "cache." + field + ".");
+      n.number("similarity_threshold", space.similarity_threshold);
+      n.number("target_error_rate", space.target_error_rate);
+      if (space.similarity_threshold < 0 || space.similarity_threshold > 1) {
+        n.fail("similarity_threshold", "must be in (0, 1]");
+      }
+      if (space.target_error_rate != -1 &&
+          (space.target_error_rate < 0 || space.target_error_rate > 1)) {
+        n.fail("target_error_rate", "must be in [0, 1]");
+      }
+      if (auto s = n.finish(); !s.ok()) return s;
+      c.namespaces.push_back(std::move(space));
+    }
+  }
   if (c.max_entries < 1) r.fail("max_entries", "must be at least 1");
   if (c.max_bytes < 4096) r.fail("max_bytes", "must be at least 4096");
   if (c.similarity_threshold <= 0 || c.similarity_threshold > 1) {
@@ -542,7 +576,20 @@ std::string to_toml(const Config& c) {
                     {"ivf_min_entries", static_cast<std::int64_t>(c.cache.ivf_min_entries)},
                     {"nprobe", static_cast<std::int64_t>(c.cache.nprobe)},
                     {"snapshot_file", c.cache.snapshot_file},
-                    {"snapshot_interval_s", c.cache.snapshot_interval_s}};
+                    {"snapshot_interval_s", c.cache.snapshot_interval_s},
+                    {"target_error_rate", c.cache.target_error_rate}};
+  if (!c.cache.namespaces.empty()) {
+    toml::table spaces;
+    for (const auto& space : c.cache.namespaces) {
+      toml::table t;
+      if (space.similarity_threshold > 0) {
+        t.insert("similarity_threshold", space.similarity_threshold);
+      }
+      if (space.target_error_rate >= 0) t.insert("target_error_rate", space.target_error_rate);
+      spaces.insert(space.name, std::move(t));
+    }
+    cache.insert("namespaces", std::move(spaces));
+  }
   toml::table root{{"server", server},
                    {"auth", auth},
                    {"log", toml::table{{"level", c.log.level},

@@ -27,6 +27,18 @@ Status namespace_for(const Tenant* tenant, std::string_view field, std::string_v
 // Cache-Control's no-cache and no-store (a comma-separated list, case-insensitive) into `out`.
 void apply_cache_control(std::string_view control, CacheDirectives& out);
 
+// POST /v2/cache/feedback: {"entry": 17, "correct": false, "similarity"?: 0.93}.
+struct Feedback {
+  std::uint64_t entry = 0;
+  bool correct = false;
+  float similarity = -1.0f;  // absent: the entry's last semantic hit
+};
+Status parse_feedback(std::string_view body, Feedback& out);
+
+// PUT /v2/cache/namespaces/{name}: {"similarity_threshold"?: 0.9, "target_error_rate"?: 0.01}
+// (null or absent: the cache's).
+Status parse_namespace_settings(std::string_view body, cache::NamespaceSettings& out);
+
 // "hit-exact", "hit-semantic" or "miss", as the X-Cache header says it.
 std::string_view outcome_name(const CacheOutcome& outcome) noexcept;
 

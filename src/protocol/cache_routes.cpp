@@ -52,6 +52,90 @@ void stats(const ModelRepository& repo, HttpResponse& res) {
   json_append_number(out, o.similarity_threshold);
   out += R"(,"guards":)";
   out += o.guards ? "true" : "false";
+  out += R"(,"target_error_rate":)";
+  json_append_number(out, o.target_error_rate);
+  const auto& m = stage->cache().metrics();
+  out += R"(,"feedback":{"right":)";
+  json_append_number(out, m.feedback_right.value());
+  out += R"(,"wrong":)";
+  json_append_number(out, m.feedback_wrong.value());
+  out += "}}";
+}
+
+void namespace_body(std::string_view ns, const cache::NamespaceState& state, std::string& out) {
+  out += R"({"namespace":)";
+  json_append_string(out, ns);
+  out += R"(,"similarity_threshold":)";
+  json_append_number(out, state.configured_threshold);
+  out += R"(,"threshold_in_force":)";
+  json_append_number(out, state.threshold);
+  out += R"(,"target_error_rate":)";
+  json_append_number(out, state.target_error_rate);
+  out += R"(,"feedback":{"right":)";
+  json_append_number(out, state.right);
+  out += R"(,"wrong":)";
+  json_append_number(out, state.wrong);
+  out += "}}";
+}
+
+void show_namespace(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  CacheStage* stage = stage_or_404(repo, res);
+  if (!stage) return;
+  std::string ns;
+  if (Status s = cache_fields::namespace_of(req, req.param("namespace"), ns); !s.ok()) {
+    res.error(400, s.message());
+    return;
+  }
+  namespace_body(ns, stage->cache().namespace_state(ns), res.body);
+}
+
+void configure_namespace(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  CacheStage* stage = stage_or_404(repo, res);
+  if (!stage) return;
+  std::string ns;
+  if (Status s = cache_fields::namespace_of(req, req.param("namespace"), ns); !s.ok()) {
+    res.error(400, s.message());
+    return;
+  }
+  cache::NamespaceSettings settings;
+  if (Status s = cache_fields::parse_namespace_settings(req.body, settings); !s.ok()) {
+    res.error(400, s.message());
+    return;
+  }
+  if (!stage->cache().configure_namespace(ns, settings)) {
+    res.error(429, "too many namespaces with settings or feedback (" +
+                       std::to_string(cache::SemanticCache::kMaxNamespaces) + ")");
+    return;
+  }
+  namespace_body(ns, stage->cache().namespace_state(ns), res.body);
+}
+
+void feedback(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
+  CacheStage* stage = stage_or_404(repo, res);
+  if (!stage) return;
+  cache_fields::Feedback report;
+  if (Status s = cache_fields::parse_feedback(req.body, report); !s.ok()) {
+    res.error(400, s.message());
+    return;
+  }
+  const std::string prefix = req.tenant ? req.tenant->name() + "/" : std::string();
+  cache::FeedbackResult result;
+  if (!stage->cache().feedback(report.entry, report.correct, report.similarity, prefix, result)) {
+    res.error(404, "no cache entry " + std::to_string(report.entry) +
+                       " (evicted, expired or deleted: nothing to correct)");
+    return;
+  }
+  std::string& out = res.body;
+  out += R"({"entry":)";
+  json_append_number(out, report.entry);
+  out += R"(,"removed":)";
+  out += result.removed ? "true" : "false";
+  if (!result.removed) {
+    out += R"(,"entry_threshold":)";
+    json_append_number(out, result.entry_threshold);
+  }
+  out += R"(,"namespace_threshold":)";
+  json_append_number(out, result.namespace_threshold);
   out += '}';
 }
 
@@ -99,6 +183,14 @@ void add_cache_routes(net::Router& router, const ModelRepository& repository) {
   router.add(
       Method::delete_, "/v2/cache/namespaces/{namespace}",
       [repo](const HttpRequest& req, HttpResponse& res) { erase_namespace(*repo, req, res); });
+  router.add(
+      Method::get, "/v2/cache/namespaces/{namespace}",
+      [repo](const HttpRequest& req, HttpResponse& res) { show_namespace(*repo, req, res); });
+  router.add(
+      Method::put, "/v2/cache/namespaces/{namespace}",
+      [repo](const HttpRequest& req, HttpResponse& res) { configure_namespace(*repo, req, res); });
+  router.add(Method::post, "/v2/cache/feedback",
+             [repo](const HttpRequest& req, HttpResponse& res) { feedback(*repo, req, res); });
 }
 
 }  // namespace coinfer

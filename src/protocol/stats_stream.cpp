@@ -133,6 +133,8 @@ void take_stats_sample(const ModelRepository& repo, const Tenant* tenant, StatsS
     out.cache.exact_hits = m.exact_hits.value();
     out.cache.semantic_hits = m.semantic_hits.value();
     out.cache.misses = m.misses.value();
+    out.cache.feedback_right = m.feedback_right.value();
+    out.cache.feedback_wrong = m.feedback_wrong.value();
     const auto stats = cache.stats();
     out.cache.entries = stats.entries;
     out.cache.bytes = stats.bytes;
@@ -240,6 +242,17 @@ void write_stats_message(const StatsSample& before, const StatsSample& now, std:
     }
     append_count(out, "entries", c.entries);
     append_count(out, "bytes", c.bytes);
+    // Hit precision as clients report it (POST /v2/cache/feedback), since start.
+    append_count(out, "feedback_right", c.feedback_right);
+    append_count(out, "feedback_wrong", c.feedback_wrong);
+    out += ",\"reported_precision\":";
+    const std::uint64_t reports = c.feedback_right + c.feedback_wrong;
+    if (reports == 0) {
+      out += "null";
+    } else {
+      json_append_number(out, round3(static_cast<double>(c.feedback_right) /
+                                     static_cast<double>(reports)));
+    }
     out += '}';
   }
   out += '}';

@@ -35,6 +35,7 @@ struct StatsSample {
   };
   struct Cache {
     std::uint64_t exact_hits = 0, semantic_hits = 0, misses = 0;
+    std::uint64_t feedback_right = 0, feedback_wrong = 0;  // since start
     std::size_t entries = 0, bytes = 0;
   };
   std::chrono::steady_clock::time_point taken;

@@ -35,6 +35,7 @@ cache::CacheOptions cache_options(const CacheConfig& config, const Endpoint* emb
   options.ttl = std::chrono::seconds(config.ttl_s);
   options.similarity_threshold = static_cast<float>(config.similarity_threshold);
   options.guards = config.guards;
+  options.target_error_rate = static_cast<float>(config.target_error_rate);
   (void)cache::parse_index_kind(config.index, options.index.kind);
   options.index.ivf_min_entries = config.ivf_min_entries;
   options.index.nprobe = config.nprobe;
@@ -51,6 +52,12 @@ cache::CacheOptions cache_options(const CacheConfig& config, const Endpoint* emb
 CacheStage::CacheStage(const CacheConfig& config, Endpoint* embedder)
     : embedder_(embedder),
       cache_(std::make_unique<cache::SemanticCache>(cache_options(config, embedder))) {
+  for (const auto& space : config.namespaces) {
+    cache::NamespaceSettings settings;
+    settings.threshold = static_cast<float>(space.similarity_threshold);
+    settings.target_error_rate = static_cast<float>(space.target_error_rate);
+    (void)cache_->configure_namespace(space.name, settings);
+  }
   if (!config.snapshot_file.empty()) {
     const Status status = cache_->load(config.snapshot_file);
     if (status.ok()) {

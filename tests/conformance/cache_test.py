@@ -21,7 +21,7 @@ import openai
 import requests
 import websockets
 
-from serve import config_copy, smollm2_installed, start_server  # tests/conformance/serve.py
+from serve import config_copy, opt_into_semantic_cache, smollm2_installed, start_server  # tests/conformance/serve.py
 
 QUESTION = "Which fruits are safe for dogs to eat?"
 PARAPHRASE = "What fruits can dogs safely eat?"
@@ -125,6 +125,67 @@ def check_infer_cache(base):
     assert headers["X-Cache"] == "miss", headers
 
 
+def check_feedback(base, client):
+    """POST /v2/cache/feedback: a semantic hit reported wrong raises that entry's bar (and,
+    with no right reports to outweigh it, the namespace's), an exact hit reported wrong removes
+    the entry; GET / PUT /v2/cache/namespaces/{name} show and set a namespace's settings."""
+    space = {"X-Cache-Namespace": "feedback"}
+    _, headers = chat(client, QUESTION, extra_headers=space)
+    assert headers["x-cache"] == "miss", dict(headers)
+    entry = int(headers["x-cache-entry"])
+    _, headers = chat(client, PARAPHRASE, extra_headers=space)
+    assert headers["x-cache"] == "hit-semantic" and int(headers["x-cache-entry"]) == entry, dict(headers)
+    similarity = float(headers["x-cache-similarity"])
+
+    wrong = requests.post(f"{base}/v2/cache/feedback", timeout=10,
+                          json={"entry": entry, "correct": False, "similarity": similarity})
+    assert wrong.status_code == 200, wrong.text
+    verdict = wrong.json()
+    assert verdict["removed"] is False and verdict["entry_threshold"] > similarity, verdict
+    state = requests.get(f"{base}/v2/cache/namespaces/feedback", timeout=10).json()
+    assert state["feedback"] == {"right": 0, "wrong": 1}, state
+    assert state["threshold_in_force"] > similarity >= state["similarity_threshold"], state
+    other = requests.get(f"{base}/v2/cache/namespaces/default", timeout=10).json()
+    assert other["threshold_in_force"] == other["similarity_threshold"], other
+    _, headers = chat(client, PARAPHRASE, extra_headers=space)
+    assert headers["x-cache"] == "miss", dict(headers)  # the bar is above this paraphrase now
+
+    _, headers = chat(client, QUESTION, extra_headers=space)
+    assert headers["x-cache"] == "hit-exact", dict(headers)
+    removed = requests.post(f"{base}/v2/cache/feedback", timeout=10,
+                            json={"entry": entry, "correct": False})
+    assert removed.status_code == 200 and removed.json()["removed"] is True, removed.text
+    gone = requests.post(f"{base}/v2/cache/feedback", timeout=10, json={"entry": entry, "correct": True})
+    assert gone.status_code == 404, gone.text
+    for body, field in (({"correct": False}, "entry"), ({"entry": entry}, "correct"),
+                        ({"entry": -3, "correct": False}, "entry"),
+                        ({"entry": entry, "correct": "no"}, "correct"),
+                        ({"entry": entry, "correct": False, "similarity": 7}, "similarity"),
+                        ({"entry": entry, "correct": False, "verdict": 1}, "verdict")):
+        bad = requests.post(f"{base}/v2/cache/feedback", json=body, timeout=10)
+        assert bad.status_code == 400 and field in bad.json()["error"], (body, bad.text)
+    bad = requests.post(f"{base}/v2/cache/feedback", data="[1,", timeout=10)
+    assert bad.status_code == 400 and "JSON object" in bad.json()["error"], bad.text
+
+    put = requests.put(f"{base}/v2/cache/namespaces/strict", timeout=10,
+                       json={"similarity_threshold": 0.99, "target_error_rate": 0.01})
+    assert put.status_code == 200, put.text
+    assert abs(put.json()["similarity_threshold"] - 0.99) < 1e-6, put.text
+    assert abs(put.json()["target_error_rate"] - 0.01) < 1e-6, put.text
+    bad = requests.put(f"{base}/v2/cache/namespaces/strict", json={"similarity_threshold": 2}, timeout=10)
+    assert bad.status_code == 400 and "similarity_threshold" in bad.json()["error"], bad.text
+    bad = requests.put(f"{base}/v2/cache/namespaces/no%20spaces", json={}, timeout=10)
+    assert bad.status_code == 400, bad.text
+    strict = {"X-Cache-Namespace": "strict"}
+    chat(client, QUESTION, extra_headers=strict)
+    _, headers = chat(client, PARAPHRASE, extra_headers=strict)
+    assert headers["x-cache"] == "miss", dict(headers)  # below 0.99
+
+    metrics = requests.get(f"{base}/metrics", timeout=10).text
+    assert 'coinfer_cache_feedback_total{verdict="wrong"} 2' in metrics, metrics
+    assert 'coinfer_cache_feedback_total{verdict="right"} 0' in metrics, metrics
+
+
 def main():
     binary, default_config = sys.argv[1], sys.argv[2]
     if not smollm2_installed(default_config):
@@ -138,6 +199,7 @@ def main():
             text = text.replace("[models.smollm2]\n", '[models.smollm2]\nversion = "3"\n')
         with open(config, "w") as f:
             f.write(text)
+        opt_into_semantic_cache(config)  # the default service caches exact repeats only
 
         proc, address = start(binary, config)
         base = f"http://{address}"
@@ -185,6 +247,7 @@ def main():
                                 json={**SETTINGS, "messages": [{"role": "user", "content": "hi"}]})
             assert bad.status_code == 400 and "X-Cache-Namespace" in bad.json()["error"]["message"], bad.text
 
+            check_feedback(base, client)
             check_infer_cache(base)
             asyncio.run(check_ws_generate_cache(address, check_generate_cache(base)))
 
@@ -193,12 +256,13 @@ def main():
             assert metadata["versions"] == ["3"], metadata
 
             metrics = requests.get(f"{base}/metrics", timeout=10).text
-            assert "coinfer_cache_semantic_hits_total 1" in metrics, metrics
+            assert "coinfer_cache_semantic_hits_total 2" in metrics, metrics
             assert "coinfer_cache_guard_rejections_total" in metrics
             stats = requests.get(f"{base}/v2/cache", timeout=10).json()
             # 2 digits entries; the generate entry has a vector too, and so have the three the
-            # /v2/ws messages stored (the haiku in two namespaces, the blue fruit)
-            assert stats["entries"] == 10 and stats["vectors"] == 8, stats
+            # /v2/ws messages stored (the haiku in two namespaces, the blue fruit) and the three
+            # of check_feedback (the paraphrase in "feedback", both questions in "strict")
+            assert stats["entries"] == 13 and stats["vectors"] == 11, stats
         finally:
             proc.send_signal(signal.SIGTERM)  # drains, then writes the snapshot
             proc.wait(timeout=60)

@@ -35,3 +35,17 @@ def config_copy(default_toml, directory, server_keys="", append=""):
     with open(path, "w") as f:
         f.write(text)
     return path
+
+
+def opt_into_semantic_cache(config, model="smollm2"):
+    """Turns `model`'s cache = "exact" in the config file `config` into "semantic" (the default
+    service caches exact repeats only; docs/CACHE.md)."""
+    import re
+    with open(config) as f:
+        text = f.read()
+    pattern = r'(\[models\.' + re.escape(model) + r'\][^\[]*?\ncache = )"exact"'
+    text, n = re.subn(pattern, r'\1"semantic"', text, count=1)
+    if n != 1:
+        raise SystemExit(f"{config}: no cache = \"exact\" line in [models.{model}]")
+    with open(config, "w") as f:
+        f.write(text)

@@ -263,6 +263,43 @@ TEST_CASE("[cache] and a model's cache mode are read, checked by key and written
   CHECK(error("[cache]\nmax_entrys = 1\n") == "cache.max_entrys: unknown key");
 }
 
+TEST_CASE("[cache.namespaces.NAME] gives a namespace its own threshold and target error rate") {
+  Config config;
+  REQUIRE(parse_config("[cache]\ntarget_error_rate = 0.05\n"
+                       "[cache.namespaces.support]\nsimilarity_threshold = 0.93\n"
+                       "[cache.namespaces.\"acme/faq\"]\ntarget_error_rate = 0.01\n",
+                       config)
+              .ok());
+  CHECK(config.cache.target_error_rate == doctest::Approx(0.05));
+  REQUIRE(config.cache.namespaces.size() == 2);
+  const auto& a = config.cache.namespaces[0].name == "support" ? config.cache.namespaces[0]
+                                                               : config.cache.namespaces[1];
+  const auto& b = &a == &config.cache.namespaces[0] ? config.cache.namespaces[1]
+                                                    : config.cache.namespaces[0];
+  CHECK(a.similarity_threshold == doctest::Approx(0.93));
+  CHECK(a.target_error_rate == -1);
+  CHECK(b.name == "acme/faq");
+  CHECK(b.similarity_threshold == 0);
+  CHECK(b.target_error_rate == doctest::Approx(0.01));
+  Config again;
+  REQUIRE(parse_config(to_toml(config), again).ok());
+  CHECK(again.cache.namespaces.size() == 2);
+  CHECK(again.cache.target_error_rate == doctest::Approx(0.05));
+
+  const auto error = [](const char* text) {
+    Config fresh;
+    return parse_config(text, fresh).message();
+  };
+  CHECK(error("[cache.namespaces.s]\nsimilarity_threshold = 2\n") ==
+        "cache.namespaces.s.similarity_threshold: must be in (0, 1]");
+  CHECK(error("[cache.namespaces.s]\nthreshold = 0.9\n") ==
+        "cache.namespaces.s.threshold: unknown key");
+  CHECK(error("[cache.namespaces.\"a b\"]\nsimilarity_threshold = 0.9\n").starts_with(
+      "cache.namespaces.a b: a namespace is"));
+  CHECK(error("[cache]\ntarget_error_rate = 1.5\n") ==
+        "cache.target_error_rate: must be in [0, 1]");
+}
+
 TEST_CASE("an llm's outlier settings are numbers in range, refused by key otherwise") {
   const auto error = [](const std::string& lines) {
     Config config;

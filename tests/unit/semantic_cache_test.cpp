@@ -364,3 +364,111 @@ TEST_CASE(
   CHECK(cache.stats().entries <= 600);
   CHECK(cache.stats().vectors == cache.stats().entries);
 }
+
+TEST_CASE("a wrong-hit report raises that entry's bar above the hit; other entries keep theirs") {
+  std::mt19937 rng(21);
+  SemanticCache cache(small_options());
+  const auto v = unit_vector(rng);
+  const auto w = unit_vector(rng);
+  const auto id = cache.insert({"d", "s", "How tall is the tower?"}, v, "330 m");
+  const auto other = cache.insert({"d", "s", "How old is the bridge?"}, w, "140 years");
+  CacheHit hit;
+  REQUIRE(cache.lookup({"d", "s", "What is the tower's height?"}, near(v, 0.95f, rng), hit));
+  REQUIRE(hit.id == id);
+  FeedbackResult result;
+  // The similarity defaults to the entry's last semantic hit.
+  REQUIRE(cache.feedback(id, false, -1.0f, "", result));
+  CHECK_FALSE(result.removed);
+  CHECK(result.entry_threshold > hit.similarity);
+  CHECK(result.namespace_threshold > hit.similarity);  // one report, wrong: above the target
+  CHECK(cache.metrics().feedback_wrong.value() == 1);
+  CHECK_FALSE(cache.lookup({"d", "s", "What is the tower's height?"}, near(v, 0.94f, rng), hit));
+  CHECK(cache.lookup({"d", "s", "What is the tower's height?"}, near(v, 0.99f, rng), hit));
+  // The namespace's bar rose for every entry: 0.95 no longer hits the other one either; a
+  // namespace setting below it changes nothing, since the reports still call for it.
+  CHECK_FALSE(cache.lookup({"d", "s", "What is the bridge's age?"}, near(w, 0.94f, rng), hit));
+  CHECK(cache.lookup({"d", "s", "What is the bridge's age?"}, near(w, 0.97f, rng), hit));
+  CHECK(hit.id == other);
+  // Another namespace is untouched.
+  cache.insert({"e", "s", "How tall is the tower?"}, v, "330 m");
+  CHECK(cache.lookup({"e", "s", "What is the tower's height?"}, near(v, 0.95f, rng), hit));
+  CHECK(cache.namespace_state("e").threshold == doctest::Approx(0.9f));
+  // An entry the caller's tenant does not own, or none at all: nothing to report on.
+  CHECK_FALSE(cache.feedback(id, false, 0.95f, "tenant-b/", result));
+  CHECK_FALSE(cache.feedback(9999, true, 0.95f, "", result));
+}
+
+TEST_CASE("a namespace's threshold rises only as far as its target error rate asks") {
+  auto options = small_options();
+  options.target_error_rate = 0.1f;
+  SemanticCache cache(options);
+  const auto id = cache.insert({"d", "s", "q"}, {}, "a");
+  FeedbackResult result;
+  // Nine right hits and one wrong at or above 0.9: 10% wrong, within the target.
+  for (int i = 0; i < 9; ++i) REQUIRE(cache.feedback(id, true, 0.93f + 0.005f * i, "", result));
+  REQUIRE(cache.feedback(id, false, 0.92f, "", result));
+  CHECK(cache.namespace_state("d").threshold == doctest::Approx(0.9f));
+  CHECK(result.entry_threshold > 0.92f);  // the entry's own bar rose all the same
+  // A second wrong one lower down: 2 of 11. Just above it, 1 of 10 again.
+  REQUIRE(cache.feedback(id, false, 0.91f, "", result));
+  const NamespaceState state = cache.namespace_state("d");
+  CHECK(state.threshold > 0.91f);
+  CHECK(state.threshold < 0.911f);
+  CHECK(state.configured_threshold == doctest::Approx(0.9f));
+  CHECK(state.right == 9);
+  CHECK(state.wrong == 2);
+  // A stricter target, set for the namespace: above both wrong hits.
+  NamespaceSettings settings;
+  settings.target_error_rate = 0.0f;
+  REQUIRE(cache.configure_namespace("d", settings));
+  CHECK(cache.namespace_state("d").threshold > 0.92f);
+  CHECK(cache.namespace_state("d").target_error_rate == 0.0f);
+  // Deleting the namespace's entries forgets its reports, not its settings.
+  cache.erase_namespace("d");
+  CHECK(cache.namespace_state("d").threshold == doctest::Approx(0.9f));
+  CHECK(cache.namespace_state("d").wrong == 0);
+  CHECK(cache.namespace_state("d").target_error_rate == 0.0f);
+}
+
+TEST_CASE("a namespace's own threshold applies to its lookups alone") {
+  std::mt19937 rng(22);
+  SemanticCache cache(small_options());
+  const auto v = unit_vector(rng);
+  NamespaceSettings strict;
+  strict.threshold = 0.97f;
+  REQUIRE(cache.configure_namespace("strict", strict));
+  cache.insert({"strict", "s", "How tall is the tower?"}, v, "330 m");
+  cache.insert({"loose", "s", "How tall is the tower?"}, v, "330 m");
+  CacheHit hit;
+  const auto q = near(v, 0.95f, rng);
+  CHECK_FALSE(cache.lookup({"strict", "s", "What is the tower's height?"}, q, hit));
+  CHECK(cache.lookup({"loose", "s", "What is the tower's height?"}, q, hit));
+  CHECK(cache.namespace_state("strict").threshold == doctest::Approx(0.97f));
+}
+
+TEST_CASE("an exact hit reported wrong removes the entry; the raised bars survive a snapshot") {
+  std::mt19937 rng(23);
+  const auto path = temp_path("feedback");
+  const auto v = unit_vector(rng);
+  std::uint64_t kept = 0;
+  {
+    SemanticCache cache(small_options());
+    const auto wrong = cache.insert({"d", "s", "What is 2+2?"}, {}, "five");
+    CacheHit hit;
+    REQUIRE(cache.lookup_exact({"d", "s", "What is 2+2?"}, hit));
+    FeedbackResult result;
+    REQUIRE(cache.feedback(wrong, false, -1.0f, "", result));
+    CHECK(result.removed);
+    CHECK_FALSE(cache.lookup_exact({"d", "s", "What is 2+2?"}, hit));
+    kept = cache.insert({"d", "s", "How tall is the tower?"}, v, "330 m");
+    REQUIRE(cache.feedback(kept, false, 0.95f, "", result));
+    REQUIRE(cache.save(path).ok());
+  }
+  SemanticCache restored(small_options());
+  REQUIRE(restored.load(path).ok());
+  CacheHit hit;
+  CHECK_FALSE(restored.lookup({"d", "s", "What is the tower's height?"}, near(v, 0.94f, rng), hit));
+  REQUIRE(restored.lookup({"d", "s", "What is the tower's height?"}, near(v, 0.97f, rng), hit));
+  CHECK(hit.id == kept);
+  std::filesystem::remove(path);
+}

@@ -31,6 +31,9 @@ struct CacheOptions {
   float similarity_threshold = 0.86f;         // cosine at or above: a semantic hit
   bool guards = true;                         // agreement checks (agreement.hpp) on candidates
   std::size_t candidates = 8;                 // nearest entries a lookup considers
+  // The share of semantic hits reported wrong (feedback()) a namespace accepts: past it, the
+  // namespace's threshold rises above the wrong hits until the reports above it meet it.
+  float target_error_rate = 0.02f;
   IndexOptions index;
   // What made the vectors ("minilm:1"): a snapshot written with another is skipped.
   std::string embedder;
@@ -48,6 +51,29 @@ struct CacheKey {
 };
 
 enum class HitKind { exact, semantic };
+
+// A namespace's own settings ([cache.namespaces."NAME"] in the config, or PUT
+// /v2/cache/namespaces/{name}); unset fields take the cache's.
+struct NamespaceSettings {
+  float threshold = 0.0f;           // 0: CacheOptions::similarity_threshold
+  float target_error_rate = -1.0f;  // < 0: CacheOptions::target_error_rate
+};
+
+// What feedback() did.
+struct FeedbackResult {
+  bool removed = false;              // the entry's answer itself was reported wrong
+  float entry_threshold = 0.0f;      // the entry's own bar after the report
+  float namespace_threshold = 0.0f;  // the namespace's, after the report
+};
+
+// A namespace's settings, what feedback made of them, and the reports.
+struct NamespaceState {
+  float configured_threshold = 0.0f;  // the setting (or the cache's)
+  float threshold = 0.0f;             // in force: the setting, raised by wrong reports
+  float target_error_rate = 0.0f;
+  std::uint64_t right = 0;  // feedback on hits, since start
+  std::uint64_t wrong = 0;
+};
 
 struct CacheHit {
   std::uint64_t id = 0;
@@ -67,6 +93,9 @@ struct CacheMetrics {
   Counter expirations;       // TTL
   Counter invalidations;     // DELETE by id or namespace
   Counter guard_rejections;  // candidates above the threshold that the guards refused
+  Counter feedback_right;    // hits reported right (POST /v2/cache/feedback)
+  Counter feedback_wrong;    // hits reported wrong
+  Counter threshold_rejections;  // candidates above the namespace's bar, below the entry's
   Histogram lookup_seconds;  // one exact or semantic lookup, embedding excluded
   Histogram nearest_similarity;
 };
@@ -82,6 +111,8 @@ struct CacheMetrics {
 // eviction gives a stamped entry at the tail a second chance (moves it to the head).
 class SemanticCache {
  public:
+  // Namespaces that can have settings or feedback state (the others use the options).
+  static constexpr std::size_t kMaxNamespaces = 65'536;
   explicit SemanticCache(CacheOptions options);
   ~SemanticCache();
   SemanticCache(const SemanticCache&) = delete;
@@ -101,6 +132,20 @@ class SemanticCache {
   // `vector` is empty, its vector; evicts least recently used entries past the limits.
   // Returns the entry's id (ids start at 1), or 0 when the entry alone exceeds max_bytes.
   std::uint64_t insert(const CacheKey& key, std::span<const float> vector, std::string payload);
+
+  // A client's verdict on a hit served from entry `id` (whose namespace starts with
+  // `ns_prefix`), at `similarity` (the X-Cache-Similarity it got; < 0: the entry's last
+  // hit's, 1 if exact). Wrong at a similarity below 1: the entry's own bar rises above it, and the
+  // namespace's threshold rises to the lowest at which the reports above it are wrong no more
+  // often than its target error rate. Wrong on an exact hit (or an entry never hit by
+  // similarity): the answer itself is wrong, and the entry is removed. Right: recorded.
+  // False when there is no such entry (evicted, expired, another tenant's).
+  bool feedback(std::uint64_t id, bool correct, float similarity, std::string_view ns_prefix,
+                FeedbackResult& out);
+  // Replaces namespace `ns`'s settings (its feedback-raised threshold is recomputed). False
+  // when kMaxNamespaces namespaces have settings or feedback already.
+  bool configure_namespace(std::string_view ns, const NamespaceSettings& settings);
+  NamespaceState namespace_state(std::string_view ns) const;
 
   // Removes one entry; with a non-empty `ns_prefix` only when its namespace starts with it
   // (a tenant removes only its own). Whether one was removed.
@@ -132,6 +177,22 @@ class SemanticCache {
  private:
   struct Partition;
   struct Entry;
+  static constexpr std::size_t kMaxReports = 1'024;
+  struct Namespace {
+    NamespaceSettings settings;
+    bool configured = false;  // settings given (config or API), kept while it has no entries
+    float raised = 0.0f;      // the threshold wrong reports call for (0: none)
+    // The latest semantic hits reported (similarity, right), a ring of kMaxReports.
+    std::vector<std::pair<float, bool>> reports;
+    std::size_t next_report = 0;
+    std::uint64_t right = 0, wrong = 0;
+  };
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
   using Clock = std::chrono::steady_clock;
 
   std::uint64_t insert_locked(std::uint64_t id, const CacheKey& key, std::span<const float> vector,
@@ -141,6 +202,9 @@ class SemanticCache {
   void evict_locked();
   Partition& partition_locked(std::string_view ns, std::string_view scope);
   bool expired(const Entry& entry, Clock::time_point now) const noexcept;
+  float threshold_locked(std::string_view ns) const;
+  float base_threshold(const Namespace& space) const noexcept;
+  void relearn(Namespace& space) const;
 
   CacheOptions options_;
   CacheMetrics metrics_;
@@ -151,6 +215,8 @@ class SemanticCache {
   std::unordered_map<std::uint64_t, Entry*> by_id_;
   std::unordered_map<std::string, std::shared_ptr<Partition>> partitions_;  // ns \0 scope
   std::deque<std::pair<Clock::time_point, std::uint64_t>> expiry_;  // insertion (= expiry) order
+  // Namespaces with settings or feedback (most have neither and use the options).
+  std::unordered_map<std::string, Namespace, StringHash, std::equal_to<>> namespaces_;
   std::size_t bytes_ = 0;
   std::uint64_t next_id_ = 1;
 };

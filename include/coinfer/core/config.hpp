@@ -56,6 +56,16 @@ struct CacheConfig {
   std::string embedding_model = "minilm";
   double similarity_threshold = 0.86;  // cosine at or above: a semantic hit (docs/CACHE.md)
   bool guards = true;                  // lexical agreement checks on semantic candidates
+  // The share of semantic hits reported wrong (POST /v2/cache/feedback) a namespace accepts
+  // before its threshold rises above them.
+  double target_error_rate = 0.02;
+  // [cache.namespaces.NAME]: a namespace's own threshold and target error rate.
+  struct Namespace {
+    std::string name;
+    double similarity_threshold = 0;  // 0: the cache's
+    double target_error_rate = -1;    // < 0: the cache's
+  };
+  std::vector<Namespace> namespaces;
   std::string index = "auto";          // "auto" (flat, then IVF), "flat" or "ivf"
   std::size_t ivf_min_entries = 4096;  // a namespace's vectors before its index becomes an IVF
   std::size_t nprobe = 8;              // IVF lists scanned per lookup

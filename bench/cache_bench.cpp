@@ -1,10 +1,15 @@
-// The response cache measured through SemanticCache itself (docs/CACHE.md).
+// The response cache measured through its own parts (docs/CACHE.md).
 //
-//   coinfer-cache-bench quality MODEL_DIR PAIRS.jsonl
-//     Embeds both prompts of every labelled pair with all-MiniLM-L6-v2 (INT8, as the server
-//     does), stores `a` and looks `b` up at each threshold, guards on and off. Reports per
-//     threshold the paraphrase hit rate, each must-not-hit kind's false-hit rate and the hit
-//     precision, on the tuning half (even lines) and the held-out half (odd lines).
+//   coinfer-cache-bench quality MODEL_DIR SOURCE.jsonl... [--target P] [--threshold T]
+//                       [--explain SOURCE] [--dump FILE]
+//     Embeds both prompts of every labelled pair (cached `a`, later `b`) with
+//     all-MiniLM-L6-v2 (INT8, as the server does) and answers, per source, threshold and
+//     variant, what a cache holding `a` alone would answer `b`: a hit when the earlier messages
+//     agree, the cosine reaches the threshold and the agreement checks (agreement.hpp) agree.
+//     Reports hit precision with its 95% lower bound, the should-hit rate and each kind's hits;
+//     then, leaving one source out at a time, the threshold the other sources choose (the
+//     lowest reaching precision P, 0.97) and the left-out source's figures at it, with no
+//     checks, all checks, and each check left out; and the checks' time per candidate.
 //
 //   coinfer-cache-bench index [--entries N] [--dim D] [--index auto|flat|ivf] [--nprobe P]
 //     Fills a cache with N unit vectors, then times inserts into the full cache (each evicts
@@ -17,12 +22,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "coinfer/cache/agreement.hpp"
+#include "coinfer/core/json_writer.hpp"
 #include "coinfer/cache/semantic_cache.hpp"
 #include "coinfer/models/bert_encoder.hpp"
 #include "coinfer/ops/compute_threads.hpp"
@@ -47,10 +54,22 @@ std::string named(const char* prefix, std::size_t i) {
 }
 
 struct Pair {
+  std::size_t source = 0;
   std::string kind, a, b;
+  std::string context_a, context_b;  // earlier messages, serialized: part of the scope
   bool hit = false;
-  std::vector<float> va, vb;
+  float cosine = 0.0f;
+  std::vector<float> va, vb;  // the embeddings, unit length
+  // Whether the agreement checks refuse b against a: all of them, and each one left out.
+  bool refused = false;
+  std::vector<bool> refused_without;
 };
+
+// The checks whose contribution is measured (left out one at a time).
+constexpr Disagreement kChecks[] = {
+    Disagreement::negation, Disagreement::number,       Disagreement::entity,
+    Disagreement::format,   Disagreement::antonym,      Disagreement::substitution,
+    Disagreement::role,     Disagreement::scope,        Disagreement::condition};
 
 Status embed_all(const std::filesystem::path& model_dir, std::vector<Pair>& pairs) {
   WordPieceTokenizer tokenizer;
@@ -63,7 +82,11 @@ Status embed_all(const std::filesystem::path& model_dir, std::vector<Pair>& pair
     return s;
   }
   std::vector<Tensor> outputs(1);
-  auto embed = [&](const std::string& text, std::vector<float>& out) -> Status {
+  std::map<std::string, std::vector<float>> vectors;  // a text asked twice is embedded once
+  auto embed = [&](const std::string& text, const std::vector<float>*& out) -> Status {
+    auto [it, fresh] = vectors.try_emplace(text);
+    out = &it->second;
+    if (!fresh) return {};
     std::vector<std::int32_t> ids;
     if (auto s = tokenizer.encode(text, ids, 256); !s) return s;
     ConstTensorView view;
@@ -74,100 +97,292 @@ Status embed_all(const std::filesystem::path& model_dir, std::vector<Pair>& pair
     const Batch batch{1, {&view, 1}, offsets, {}};
     if (auto s = model->forward(batch, outputs); !s) return s;
     const auto values = outputs[0].values<float>();
-    out.assign(values.begin(), values.end());
+    it->second.assign(values.begin(), values.end());
     double norm = 0;
-    for (float v : out) norm += static_cast<double>(v) * v;
-    for (float& v : out) v = static_cast<float>(v / std::sqrt(norm));
+    for (float v : it->second) norm += static_cast<double>(v) * v;
+    for (float& v : it->second) v = static_cast<float>(v / std::sqrt(norm));
     return {};
   };
   for (Pair& p : pairs) {
-    if (auto s = embed(p.a, p.va); !s) return s;
-    if (auto s = embed(p.b, p.vb); !s) return s;
+    const std::vector<float>*va = nullptr, *vb = nullptr;
+    if (auto s = embed(p.a, va); !s) return s;
+    if (auto s = embed(p.b, vb); !s) return s;
+    double dot = 0;
+    for (std::size_t k = 0; k < va->size(); ++k) dot += static_cast<double>((*va)[k]) * (*vb)[k];
+    p.cosine = static_cast<float>(dot);
+    p.va = *va;
+    p.vb = *vb;
   }
   return {};
 }
 
-struct Tally {
-  std::map<std::string, std::pair<int, int>> by_kind;  // hits, pairs
-  int hits = 0, true_hits = 0;
-};
-
-Tally run(const std::vector<Pair>& pairs, int parity, float threshold, bool guards) {
-  CacheOptions options;
-  options.dimension = static_cast<int>(pairs.front().va.size());
-  options.similarity_threshold = threshold;
-  options.guards = guards;
-  SemanticCache cache(options);
-  Tally t;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    if (parity >= 0 && static_cast<int>(i % 2) != parity) continue;
-    const Pair& p = pairs[i];
-    const std::string ns = named("pair", i);  // one namespace per pair
-    cache.insert({ns, "chat", p.a}, p.va, p.a);
-    CacheHit hit;
-    const bool found = cache.lookup({ns, "chat", p.b}, p.vb, hit);
-    // COINFER_CACHE_EXPLAIN=T: the tuning half's wrong answers at threshold T, to read.
-    if (const char* explain = std::getenv("COINFER_CACHE_EXPLAIN");
-        explain && guards && parity == 0 && std::fabs(std::atof(explain) - threshold) < 1e-4 &&
-        found != p.hit) {
-      float cosine = 0;
-      for (std::size_t k = 0; k < p.va.size(); ++k) cosine += p.va[k] * p.vb[k];
-      std::fprintf(stderr, "%s %s (cosine %.3f, guards: %s): %s | %s\n",
-                   found ? "FALSE HIT" : "missed", p.kind.c_str(), static_cast<double>(cosine),
-                   std::string(to_string(disagreement(p.b, p.a))).c_str(), p.a.c_str(),
-                   p.b.c_str());
-    }
-    auto& [hits, total] = t.by_kind[p.kind];
-    ++total;
-    if (found) {
-      ++hits;
-      ++t.hits;
-      if (p.hit) ++t.true_hits;
-    }
-  }
-  return t;
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
 
-int quality(const std::filesystem::path& model_dir, const char* pairs_file) {
-  simdjson::ondemand::parser parser;
-  simdjson::padded_string json;
-  if (simdjson::padded_string::load(pairs_file).get(json))
-    return fail(std::string("cannot read ") + pairs_file);
-  std::vector<Pair> pairs;
-  simdjson::ondemand::document_stream docs;
-  if (parser.iterate_many(json).get(docs)) return fail("bad JSONL");
+// What a cache with one entry per pair (a stored, b asked in the same namespace) answers:
+// a hit when the contexts are the same, the cosine reaches the threshold and, with guards,
+// the checks in `leave_out` aside (-1: none left out), the checks agree.
+bool hits(const Pair& p, float threshold, bool guards, int leave_out = -1) {
+  if (p.context_a != p.context_b || p.cosine < threshold) return false;
+  if (!guards) return true;
+  return leave_out < 0 ? !p.refused : !p.refused_without[static_cast<std::size_t>(leave_out)];
+}
+
+struct Score {
+  int hits = 0, right = 0;              // hits, and those on should-hit pairs
+  int should = 0, should_hit = 0;       // should-hit pairs, and those hit
+  std::map<std::string, std::pair<int, int>> kinds;  // hits, pairs
+  double precision() const { return hits ? static_cast<double>(right) / hits : 1.0; }
+  double hit_rate() const { return should ? static_cast<double>(should_hit) / should : 0.0; }
+  // Wilson score interval's lower bound (95%) of the precision.
+  double precision_low() const {
+    if (hits == 0) return 0.0;
+    const double z = 1.96, n = hits, p = precision();
+    const double centre = p + z * z / (2 * n);
+    const double spread = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+    return (centre - spread) / (1 + z * z / n);
+  }
+};
+
+template <class Take>
+Score score(const std::vector<Pair>& pairs, Take&& take, float threshold, bool guards,
+            int leave_out = -1) {
+  Score s;
+  for (const Pair& p : pairs) {
+    if (!take(p)) continue;
+    const bool hit = hits(p, threshold, guards, leave_out);
+    auto& [kind_hits, kind_pairs] = s.kinds[p.kind];
+    ++kind_pairs;
+    if (p.hit) ++s.should;
+    if (!hit) continue;
+    ++kind_hits;
+    ++s.hits;
+    if (p.hit) {
+      ++s.right;
+      ++s.should_hit;
+    }
+  }
+  return s;
+}
+
+Status read_source(const char* file, std::size_t source, std::vector<Pair>& pairs) {
+  simdjson::dom::parser parser;
+  simdjson::dom::document_stream docs;
+  if (parser.load_many(file).get(docs)) return Status::invalid(std::string("cannot read ") + file);
+  std::size_t line = 0;
   for (auto doc : docs) {
-    Pair p;
+    ++line;
+    simdjson::dom::element e;
     std::string_view kind, a, b;
     bool hit = false;
-    if (doc["kind"].get(kind) || doc["a"].get(a) || doc["b"].get(b) || doc["hit"].get(hit)) {
-      return fail("each line needs kind, a, b, hit");
+    if (doc.get(e) || e["kind"].get(kind) || e["a"].get(a) || e["b"].get(b) ||
+        e["hit"].get(hit)) {
+      return Status::invalid(std::string(file) + ":" + std::to_string(line) +
+                             ": each line needs kind, a, b, hit");
     }
+    Pair p;
+    p.source = source;
     p.kind = kind;
     p.a = a;
     p.b = b;
     p.hit = hit;
+    for (auto [field, out] : {std::pair{"context_a", &p.context_a}, {"context_b", &p.context_b}}) {
+      simdjson::dom::element context;
+      if (!e[field].get(context)) *out = simdjson::minify(context);
+    }
     pairs.push_back(std::move(p));
   }
-  if (auto s = embed_all(model_dir, pairs); !s) return fail(s.message());
-  const char* halves[] = {"tune", "test"};
-  for (int guards = 0; guards <= 1; ++guards) {
-    for (int parity = 0; parity <= 1; ++parity) {
-      for (int step = 0; step <= 19; ++step) {
-        const float threshold = 0.80f + 0.01f * static_cast<float>(step);
-        const Tally t = run(pairs, parity, threshold, guards == 1);
-        std::printf(
-            "{\"bench\":\"cache_quality\",\"half\":\"%s\",\"guards\":%s,\"threshold\":%.2f,"
-            "\"precision\":%.4f,\"hits\":%d",
-            halves[parity], guards ? "true" : "false", static_cast<double>(threshold),
-            t.hits ? static_cast<double>(t.true_hits) / t.hits : 1.0, t.hits);
-        for (const auto& [kind, counts] : t.by_kind) {
-          std::printf(",\"%s\":%.4f", kind.c_str(),
-                      static_cast<double>(counts.first) / counts.second);
-        }
-        std::printf("}\n");
-      }
+  return {};
+}
+
+std::string stem(const char* file) {
+  return std::filesystem::path(file).stem().string();
+}
+
+// Feedback at work: one cache per source holding every `a` in one namespace (scoped by its
+// earlier messages); every `b` is asked in a fixed random order, and each semantic hit is
+// reported right (the entry is b's own `a` and the pair should hit, or the entry's text is b
+// itself) or wrong, with the entry's similarity. Without feedback, and with it at a target
+// error rate: the precision and should-hit rate of the first and the second half of the
+// questions, and the namespace's threshold at the end.
+void feedback_run(const std::vector<Pair>& pairs, std::size_t source, const std::string& name,
+                  float threshold, float target, bool report) {
+  CacheOptions options;
+  options.dimension = static_cast<int>(pairs.front().va.size());
+  options.similarity_threshold = threshold;
+  options.target_error_rate = target;
+  options.ttl = std::chrono::milliseconds(0);
+  SemanticCache cache(options);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (pairs[i].source != source) continue;
+    const Pair& p = pairs[i];
+    cache.insert({"s", p.context_a, p.a}, p.va, p.a);  // the payload: the question it answers
+    order.push_back(i);
+  }
+  std::mt19937 rng(7);
+  std::shuffle(order.begin(), order.end(), rng);
+  Score halves[2];
+  for (std::size_t n = 0; n < order.size(); ++n) {
+    const Pair& p = pairs[order[n]];
+    Score& s = halves[n * 2 >= order.size() ? 1 : 0];
+    if (p.hit) ++s.should;
+    CacheHit hit;
+    if (!cache.lookup({"s", p.context_b, p.b}, p.vb, hit)) continue;
+    const bool right = *hit.payload == p.b || (*hit.payload == p.a && p.hit);
+    ++s.hits;
+    if (right) ++s.right;
+    if (right && p.hit) ++s.should_hit;
+    FeedbackResult result;
+    if (report) (void)cache.feedback(hit.id, right, hit.similarity, "", result);
+  }
+  for (int h = 0; h < 2; ++h) {
+    std::printf(
+        "{\"bench\":\"cache_feedback\",\"source\":\"%s\",\"feedback\":%s,\"target\":%.3f,"
+        "\"half\":%d,\"precision\":%.4f,\"precision_low\":%.4f,\"hits\":%d,\"wrong_hits\":%d,"
+        "\"should_hit_rate\":%.4f,\"threshold_at_end\":%.4f}\n",
+        name.c_str(), report ? "true" : "false", static_cast<double>(target), h + 1,
+        halves[h].precision(), halves[h].precision_low(), halves[h].hits,
+        halves[h].hits - halves[h].right, halves[h].hit_rate(),
+        static_cast<double>(cache.namespace_state("s").threshold));
+  }
+}
+
+// coinfer-cache-bench quality MODEL_DIR SOURCE.jsonl... [--target P] [--threshold T]
+//   [--explain SOURCE]
+int quality(int argc, char** argv) {
+  const std::filesystem::path model_dir = argv[2];
+  std::vector<std::string> sources;
+  double target = 0.97;
+  float fixed = 0.86f;  // the configured default, reported beside the chosen one
+  std::string explain, dump;
+  std::vector<Pair> pairs;
+  for (int i = 3; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--target" && i + 1 < argc) {
+      target = std::atof(argv[++i]);
+    } else if (arg == "--threshold" && i + 1 < argc) {
+      fixed = static_cast<float>(std::atof(argv[++i]));
+    } else if (arg == "--explain" && i + 1 < argc) {
+      explain = argv[++i];
+    } else if (arg == "--dump" && i + 1 < argc) {
+      dump = argv[++i];
+    } else {
+      if (auto s = read_source(argv[i], sources.size(), pairs); !s) return fail(s.message());
+      sources.push_back(stem(argv[i]));
     }
+  }
+  if (sources.empty()) return fail("no source of pairs given");
+  if (auto s = embed_all(model_dir, pairs); !s) return fail(s.message());
+  // --dump FILE: every pair with its cosine, one JSON line each, for analyses elsewhere.
+  if (!dump.empty()) {
+    std::string out;
+    for (const Pair& p : pairs) {
+      out += R"({"source":)";
+      json_append_string(out, sources[p.source]);
+      out += R"(,"kind":)";
+      json_append_string(out, p.kind);
+      out += R"(,"hit":)";
+      out += p.hit ? "true" : "false";
+      out += R"(,"same_context":)";
+      out += p.context_a == p.context_b ? "true" : "false";
+      out += R"(,"cosine":)";
+      json_append_number(out, p.cosine);
+      out += R"(,"a":)";
+      json_append_string(out, p.a);
+      out += R"(,"b":)";
+      json_append_string(out, p.b);
+      out += "}\n";
+    }
+    std::ofstream(dump) << out;
+  }
+  // The checks, timed: the verification step's cost per candidate.
+  std::vector<double> check_us;
+  for (Pair& p : pairs) {
+    const auto start = Clock::now();
+    p.refused = disagreement(p.b, p.a) != Disagreement::none;
+    check_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+    for (Disagreement d : kChecks) {
+      p.refused_without.push_back(disagreement(p.b, p.a, kAllChecks & ~check_bit(d)) !=
+                                  Disagreement::none);
+    }
+  }
+  std::printf("{\"bench\":\"cache_checks\",\"pairs\":%zu,\"p50_us\":%.1f,\"p99_us\":%.1f}\n",
+              pairs.size(), percentile(check_us, 0.5), percentile(check_us, 0.99));
+
+  std::vector<float> grid;
+  for (int step = 0; step <= 29; ++step) grid.push_back(0.70f + 0.01f * static_cast<float>(step));
+  const auto print = [&](const char* name, const std::string& source, const char* variant,
+                         float threshold, const Score& s) {
+    std::printf(
+        "{\"bench\":\"%s\",\"source\":\"%s\",\"variant\":\"%s\",\"threshold\":%.2f,"
+        "\"precision\":%.4f,\"precision_low\":%.4f,\"hits\":%d,\"wrong_hits\":%d,"
+        "\"should_hit_rate\":%.4f",
+        name, source.c_str(), variant, static_cast<double>(threshold), s.precision(),
+        s.precision_low(), s.hits, s.hits - s.right, s.hit_rate());
+    for (const auto& [kind, counts] : s.kinds) {
+      std::printf(",\"%s\":[%d,%d]", kind.c_str(), counts.first, counts.second);
+    }
+    std::printf("}\n");
+  };
+
+  // Every source alone, over the thresholds, guards off and on.
+  for (std::size_t src = 0; src < sources.size(); ++src) {
+    const auto take = [src](const Pair& p) { return p.source == src; };
+    for (float t : grid) {
+      print("cache_quality", sources[src], "off", t, score(pairs, take, t, false));
+      print("cache_quality", sources[src], "checks", t, score(pairs, take, t, true));
+    }
+  }
+
+  // Leave one source out: the threshold is the lowest at which the other sources, pooled,
+  // reach the target precision; the left-out source is scored at it. Per variant: no checks,
+  // all, and all but one.
+  std::vector<std::pair<std::string, int>> variants{{"off", -2}, {"checks", -1}};
+  for (std::size_t d = 0; d < std::size(kChecks); ++d) {
+    variants.emplace_back("without_" + std::string(to_string(kChecks[d])), static_cast<int>(d));
+  }
+  for (std::size_t src = 0; src < sources.size(); ++src) {
+    const auto held_out = [src](const Pair& p) { return p.source == src; };
+    const auto others = [src](const Pair& p) { return p.source != src; };
+    for (const auto& [variant, leave_out] : variants) {
+      const bool guards = leave_out != -2;
+      float chosen = 1.0f;
+      for (float t : grid) {
+        if (score(pairs, others, t, guards, leave_out).precision() >= target) {
+          chosen = t;
+          break;
+        }
+      }
+      print("cache_loso", sources[src], variant.c_str(), chosen,
+            score(pairs, held_out, chosen, guards, leave_out));
+    }
+    for (const auto& [variant, leave_out] : variants) {
+      print("cache_fixed", sources[src], variant.c_str(), fixed,
+            score(pairs, held_out, fixed, leave_out != -2, leave_out));
+    }
+  }
+
+  for (std::size_t src = 0; src < sources.size(); ++src) {
+    feedback_run(pairs, src, sources[src], fixed, 0.0f, false);
+    for (float error_rate : {0.03f, 0.1f}) {
+      feedback_run(pairs, src, sources[src], fixed, error_rate, true);
+    }
+  }
+
+  // --explain SOURCE: that source's wrong answers at the fixed threshold, to read (only for
+  // sources used to write the checks: reading a held-out source's errors makes it a tuning
+  // source).
+  for (const Pair& p : pairs) {
+    if (sources[p.source] != explain) continue;
+    const bool hit = hits(p, fixed, true);
+    if (hit == p.hit) continue;
+    std::fprintf(stderr, "%s %s (cosine %.3f, checks: %s): %s | %s\n",
+                 hit ? "FALSE HIT" : "missed", p.kind.c_str(), static_cast<double>(p.cosine),
+                 std::string(to_string(disagreement(p.b, p.a))).c_str(), p.a.c_str(),
+                 p.b.c_str());
   }
   return 0;
 }
@@ -201,10 +416,6 @@ std::vector<float> nearby(const std::vector<float>& v, float cosine, std::mt1993
   return out;
 }
 
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
-}
 
 int index_bench(int argc, char** argv) {
   std::size_t entries = 100'000, queries = 2000;
@@ -289,9 +500,11 @@ int index_bench(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   ensure_passive_compute_wait(argv);
-  if (argc >= 4 && std::string(argv[1]) == "quality") return quality(argv[2], argv[3]);
+  if (argc >= 4 && std::string(argv[1]) == "quality") return quality(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "index") return index_bench(argc, argv);
   return fail(
-      "usage: quality MODEL_DIR PAIRS.jsonl | index [--entries N] [--dim D] "
+      "usage: quality MODEL_DIR SOURCE.jsonl... [--target P] [--threshold T] [--explain SOURCE] "
+      "[--dump FILE] "
+      "| index [--entries N] [--dim D] "
       "[--index auto|flat|ivf] [--nprobe P] [--queries Q]");
 }

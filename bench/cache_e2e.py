@@ -2,7 +2,7 @@
 model, in one run on one server (docs/CACHE.md).
 
 Starts coinfer-serve (configs/default.toml, minilm + smollm2) and, over the paraphrase pairs of
-bench/data/semantic_cache_pairs.jsonl (prompt a stored, paraphrase b asked):
+bench/data/cache_pairs/project.jsonl (prompt a stored, paraphrase b asked):
   model     a with Cache-Control: no-store (the full model call, cache bypassed)
   exact     a again after it was stored (hit-exact)
   semantic  b (hit-semantic where the cache finds a; the rest are misses, reported apart)
@@ -79,7 +79,7 @@ def main():
     parser.add_argument("--pairs", type=int, default=60)
     parser.add_argument("--max-tokens", type=int, default=32)
     args = parser.parse_args()
-    data = os.path.join(os.path.dirname(__file__), "data", "semantic_cache_pairs.jsonl")
+    data = os.path.join(os.path.dirname(__file__), "data", "cache_pairs", "project.jsonl")
     pairs = [json.loads(line) for line in open(data)]
     pairs = [p for p in pairs if p["kind"] == "paraphrase"][: args.pairs]
     stored = [p["a"] for p in pairs]

@@ -17,6 +17,7 @@ struct Word {
   bool acronym = false;      // two or more letters, all upper case
   bool mixed = false;        // letters and digits together (H2O, mp3, GPT4)
   bool sentence_start = false;
+  bool clause_end = false;  // followed by ',', ';', ':' or the end of a sentence
 };
 
 bool is_alpha(char c) {
@@ -84,6 +85,12 @@ std::vector<Word> words_of(std::string_view text) {
     w.mixed = letters > 0 && digits > 0;
     w.sentence_start = sentence_start;
     sentence_start = false;
+    {
+      std::size_t k = end;
+      while (k < text.size() && text[k] == ' ') ++k;
+      w.clause_end = k >= text.size() || text[k] == ',' || text[k] == ';' || text[k] == ':' ||
+                     text[k] == '.' || text[k] == '?' || text[k] == '!' || text[k] == '\n';
+    }
     words.push_back(std::move(w));
     i = end;
   }
@@ -166,7 +173,8 @@ constexpr std::string_view kContrasts[] = {
     "disadvantage drawbacks drawback cons downsides downside weaknesses risks",
     "increase increases increasing raise raising boost|decrease decreases decreasing reduce "
     "reducing lower lowering",
-    "fastest faster fast quick quickly quicker|slowest slower slow slowly",
+    "fastest faster fast quick quickly quicker speed accelerate|slowest slower slow slowly "
+    "decelerate",
     "hot hotter hottest warm warmer warmest|cold colder coldest cool cooler coolest",
     "before|after",
     "buy buying purchase|sell selling",
@@ -238,8 +246,105 @@ bool in_list(std::string_view list, std::string_view word) {
   return false;
 }
 
+// Whether two words are one typo apart: one letter inserted, deleted, replaced, or two
+// neighbours transposed (optimal string alignment distance 1), the longer of 5 letters or
+// more, where a slip of one letter rarely makes another word.
+bool one_typo_apart(std::string_view x, std::string_view y) {
+  if (x.size() > y.size()) std::swap(x, y);
+  if (y.size() < 5 || x.size() < 4 || x == y) return false;
+  if (x.size() == y.size() && x.size() < 5) return false;
+  if (y.size() - x.size() > 1) return false;
+  std::size_t i = 0;
+  while (i < x.size() && x[i] == y[i]) ++i;
+  if (x.size() == y.size()) {
+    if (x.substr(i + 1) == y.substr(i + 1)) return true;  // replaced
+    return i + 1 < x.size() && x[i] == y[i + 1] && x[i + 1] == y[i] &&
+           x.substr(i + 2) == y.substr(i + 2);  // transposed
+  }
+  return x.substr(i) == y.substr(i + 1);  // inserted
+}
+
+// Closed word classes whose members change what is asked when one replaces another:
+// quantifiers, frequency, spans of time, time relative to now, tense. Words of one group are
+// interchangeable ("each" / "every"). Most groups are compared where both texts use the
+// class ("all birds" / "some birds", "per day" / "per week", "was" / "is"), since a paraphrase
+// often says the same without any ("how long" / "how many minutes", "Who invented" / "was
+// invented by"); a frequency or "only" must agree even where one text lacks it ("Do cats
+// always land on their feet?"). Closed classes are short and complete by nature: this is
+// grammar, not a list grown from examples.
+struct ScopeClass {
+  bool strict;                 // compared even when one text has none of its words
+  std::string_view groups[12];  // one group per string
+};
+constexpr ScopeClass kScopes[] = {
+    {true,
+     {"all every entire whole everything everyone everybody everywhere",
+      "many much plenty numerous", "few fewer fewest", "several couple handful"}},
+    // "each" and "any" often only distribute or soften ("each day", "any tips?"); "most" is
+    // as often a superlative ("most famous").
+    {false,
+     {"each", "some any anything something anyone someone anybody somebody",
+      "most majority mostly"}},
+    {true, {"only solely exclusively"}},
+    {true,
+     {"always constantly", "usually generally typically normally", "often frequently",
+      "sometimes occasionally", "rarely seldom", "ever"}},
+    {false,  // spans of time, and time relative to now
+     {"second seconds", "minute minutes", "hour hours hourly", "day days daily",
+      "week weeks weekly fortnight", "month months monthly", "year years yearly annual annually",
+      "decade decades century centuries", "today tonight nowadays currently", "tomorrow upcoming",
+      "yesterday ago formerly previously", "recently lately"}},
+    {false,  // tense, by auxiliaries: the past, or not ("will I need" asks what "do I need" does)
+     {"was were did had wasn't weren't didn't hadn't",
+      "is are am does do has have isn't aren't doesn't don't hasn't haven't will won't shall "
+      "i'll you'll it'll we'll they'll"}},
+};
+
+constexpr std::size_t kTense = std::size(kScopes) - 1;  // the auxiliaries' class; past first
+
+// Words that make what follows a condition or a hypothesis.
+constexpr std::string_view kConditions =
+    "if unless assuming assume suppose supposing provided providing given hypothetically "
+    "hypothetical otherwise";
+
+// Verbs and nouns that negate without a negation word ("fail to", "lack", "avoid"); forget
+// only as "forgot to".
+// "Instead of X" and "a substitute for X" both negate X, and agree with each other.
+constexpr std::string_view kImplicitNegations =
+    "fail fails failed failing failure lack lacks lacked lacking avoid avoids avoided avoiding "
+    "refuse refuses refused refusing unable absence absent prevent prevents prevented "
+    "preventing deny denies denied denying neglect neglected ignore ignores ignored ignoring "
+    "cease ceased missing instead substitute substitutes substituting alternative "
+    "alternatives shortage deficiency deficient skip skips skipping "
+    "skipped omit omits omitting omitted";
+
+// Function words: never the arguments a role swap exchanges.
+constexpr std::string_view kFunctionWords =
+    "a an the this that these those my your his her its our their me you him them us it i we "
+    "they he she is are am was were be been being do does did have has had can could should "
+    "would will shall may might must what which who whom whose when where why how there here "
+    "of to in on at by for with from about into onto over under as than then so and or but "
+    "if not no yes also too very just really please some any all one ones";
+
+// Words around which two arguments may trade places without changing the question.
+constexpr std::string_view kSymmetric =
+    "and or nor vs versus between both & the a an is are was were be";
+
+// Relations that may recur in a request and still pivot a swap ("the way to move photos from
+// X to Y"); other pivots occur once in each text.
+constexpr std::string_view kRelations = "to from than into onto against over";
+
+// A question embedded after these is no condition ("I was wondering if", "tell me if").
+constexpr std::string_view kAsking =
+    "wondering wonder know tell ask asking asks see check checks checking determine determines "
+    "verify verifies test tests testing decide find out matter curious sure unsure idea me";
+
 struct Features {
   std::vector<std::string> all;      // every word, lower case
+  int statements = 0;                // Sentence::statement sentences
+  // Per kScopes class, a bit per group present.
+  std::array<std::uint16_t, std::size(kScopes)> scopes{};
+  int conditions = 0;
   std::vector<std::string> numbers;  // canonical
   int negations = 0;
   std::vector<std::string> entities;  // lower case
@@ -250,17 +355,103 @@ struct Features {
   std::vector<std::uint8_t> first_side = std::vector<std::uint8_t>(std::size(kContrasts));
 };
 
+// What a sentence of a request does: asks (a question or an imperative), asks politely in
+// the first person ("I'd like to know..."), or states something about the asker that may
+// change the answer ("For context, I have asthma.", "In my case I rent.").
+enum class Sentence { asks, request, statement };
+
+constexpr std::string_view kQuestionStarts =
+    "how what why when where which who whom whose can could should would will do does did is "
+    "are am was were may might must shall have has any";
+constexpr std::string_view kWh = "how what why when where which who whom whose";
+constexpr std::string_view kRequests =
+    "wonder wondering wondered know curious like love want wanted wanna looking need trying "
+    "hoping asking please tell explain show help appreciate thanks thank";
+constexpr std::string_view kUnsure =
+    "sure know knew understand get got remember certain idea clear agree figure confused";
+
+Sentence classify(const std::vector<Word>& words, bool question_mark) {
+  if (question_mark || words.empty() || in_list(kQuestionStarts, words.front().lower)) {
+    return Sentence::asks;
+  }
+  for (const Word& w : words) {  // "before I sign, what should I check" without its '?'
+    if (in_list(kWh, w.lower)) return Sentence::asks;
+  }
+  bool first_person = false, request = false;
+  for (const Word& w : words) {
+    first_person = first_person || w.lower == "i" || w.lower.starts_with("i'") ||
+                   w.lower == "my" || w.lower == "we" || w.lower == "our";
+    request = request || in_list(kRequests, w.lower) || in_list(kUnsure, w.lower);
+  }
+  if (!first_person) return Sentence::asks;  // "Explain X.", "Baby potatoes: how long?"
+  if (request || words.size() < 4) return Sentence::request;
+  return Sentence::statement;
+}
+
+// Calls f(sentence text, whether it ends with '?') per sentence: text up to '.', '!' or '?'
+// before a space or the end, or a line break (so 3.14 and requirements.txt stay whole).
+template <class F>
+void for_each_sentence(std::string_view text, F&& f) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const bool end = i == text.size() || text[i] == '\n' ||
+                     ((text[i] == '.' || text[i] == '!' || text[i] == '?') &&
+                      (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n'));
+    if (!end) continue;
+    if (i > start) f(text.substr(start, i - start), i < text.size() && text[i] == '?');
+    start = i + 1;
+  }
+}
+
 Features features_of(std::string_view text) {
   Features f;
-  for (const Word& w : words_of(text)) {
+  std::vector<Word> words;
+  for_each_sentence(text, [&](std::string_view sentence, bool question) {
+    std::vector<Word> in = words_of(sentence);
+    const Sentence kind = classify(in, question);
+    if (kind == Sentence::statement) ++f.statements;
+    words.insert(words.end(), std::make_move_iterator(in.begin()),
+                 std::make_move_iterator(in.end()));
+  });
+  for (std::size_t index = 0; index < words.size(); ++index) {
+    const Word& w = words[index];
     f.all.push_back(w.lower);
     const std::string_view s = w.lower;
     if (!w.mixed) {
       if (const std::string_view n = number_value(s); !n.empty()) f.numbers.emplace_back(n);
     }
-    if (s.ends_with("n't") ||
-        std::find(kNegations.begin(), kNegations.end(), s) != kNegations.end()) {
+    // "I'm not sure what it means", "I don't get it": the asker unsure, not the question
+    // negated.
+    const bool unsure = (index + 1 < words.size() && in_list(kUnsure, words[index + 1].lower)) ||
+                        (index + 2 < words.size() && in_list(kUnsure, words[index + 2].lower));
+    if (!unsure && (s.ends_with("n't") ||
+                    std::find(kNegations.begin(), kNegations.end(), s) != kNegations.end() ||
+                    in_list(kImplicitNegations, s))) {
       ++f.negations;
+    }
+    const std::string_view previous =
+        f.all.size() >= 2 ? std::string_view(f.all[f.all.size() - 2]) : std::string_view();
+    if (in_list(kConditions, s) && !(s == "if" && in_list(kAsking, previous))) ++f.conditions;
+    // Stated circumstances: "for context", "keep in mind", "in my case", "note that".
+    if (s == "context" || (s == "mind" && previous == "in") || (s == "case" && previous == "my") ||
+        (s == "that" && previous == "note")) {
+      ++f.conditions;
+    }
+    if ((s == "to" && (previous == "forgot" || previous == "forget" || previous == "forgets" ||
+                       previous == "forgetting"))) {
+      ++f.negations;
+    }
+    if (s == "of" && (previous == "lot" || previous == "lots")) f.scopes[0] |= 2;  // many
+    // "how many", "so much": a question or degree, no quantifier.
+    const bool degree = (s == "many" || s == "much") &&
+                        (previous == "how" || previous == "so" || previous == "too" ||
+                         previous == "as" || previous == "very");
+    for (std::size_t k = 0; k < std::size(kScopes) && !degree; ++k) {
+      for (std::size_t g = 0; g < std::size(kScopes[k].groups); ++g) {
+        if (!kScopes[k].groups[g].empty() && in_list(kScopes[k].groups[g], s)) {
+          f.scopes[k] |= static_cast<std::uint16_t>(1u << g);
+        }
+      }
     }
     const bool pronoun = s == "i" || s.starts_with("i'");
     if (!pronoun && (w.acronym || w.mixed || (w.capitalized && !w.sentence_start))) {
@@ -277,6 +468,17 @@ Features features_of(std::string_view text) {
       if (in_list(pair.substr(bar + 1), s)) side = 2;
       f.contrasts[c] |= side;
       if (f.first_side[c] == 0) f.first_side[c] = side;
+    }
+  }
+  // "I was wondering", "I was hoping": politeness, not the past.
+  for (std::size_t i = 0; i + 1 < f.all.size(); ++i) {
+    if (f.all[i] == "was" && (f.all[i + 1] == "wondering" || f.all[i + 1] == "hoping" ||
+                              f.all[i + 1] == "thinking")) {
+      bool other_past = false;
+      for (std::size_t k = 0; k < f.all.size(); ++k) {
+        other_past = other_past || (k != i && in_list(kScopes[kTense].groups[0], f.all[k]));
+      }
+      if (!other_past) f.scopes[kTense] &= static_cast<std::uint16_t>(~1u);
     }
   }
   std::sort(f.numbers.begin(), f.numbers.end());
@@ -305,6 +507,9 @@ bool prefix_negated(const Features& a, const Features& b) {
 // an acronym, consecutive words with its initials (BMI / body mass index).
 bool names(const Features& b, const std::string& entity) {
   if (contains(b.all, entity) || contains(b.all, entity + "s")) return true;
+  for (const std::string& word : b.all) {
+    if (one_typo_apart(entity, word)) return true;  // Exceel / Excel
+  }
   if (entity.size() > 2 && entity.back() == 's' &&
       contains(b.all, std::string_view(entity).substr(0, entity.size() - 1))) {
     return true;
@@ -327,8 +532,115 @@ bool entity_missing(const Features& a, const Features& b) {
   return false;
 }
 
+// Who does what to whom, exchanged, in nearly the same words: two content words each text
+// has once trade places across a word that stays between them ("Did Rome conquer Carthage?" /
+// "Did Carthage conquer Rome?", "convert Celsius to Fahrenheit" / "... Fahrenheit to
+// Celsius"), or a person named by a pronoun is the subject in one text and the object in the
+// other ("I owe my landlord" / "My landlord owes me"). A moved phrase ("In winter, what should
+// I pack?") trades places with nothing fixed between, and a symmetric connective ("cats and
+// dogs", "between X and Y") is no such word. A passive ("was conquered by") says the same
+// with the roles swapped: a "by" in one text only is a change of voice, not of roles.
+bool roles_swapped(const Features& a, const Features& b) {
+  const auto count = [](const std::vector<std::string>& words, std::string_view w) {
+    return std::count(words.begin(), words.end(), w);
+  };
+  if (count(a.all, "by") != count(b.all, "by")) return false;
+  // Content words, an s ending dropped ("owe" / "owes").
+  const auto content_words = [](const std::vector<std::string>& words) {
+    std::vector<std::string> out;
+    for (const std::string& w : words) {
+      if (in_list(kFunctionWords, w)) continue;
+      out.push_back(w.size() > 3 && w.back() == 's' ? w.substr(0, w.size() - 1) : w);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto ca = content_words(a.all), cb = content_words(b.all);
+  std::vector<std::string> differing;
+  std::set_symmetric_difference(ca.begin(), ca.end(), cb.begin(), cb.end(),
+                                std::back_inserter(differing));
+  if (differing.size() > 1) return false;
+  // Pronouns: subject forms, object forms. An object after a verb of telling ("tell me",
+  // "show us") addresses the asker; it names no role.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kPersons{{
+      {"i i'm i'd i've i'll", "me"},
+      {"we we're we'd we've we'll", "us"},
+      {"he he's he'd", "him"},
+      {"they they're they'd they've", "them"},
+  }};
+  const auto cases = [](const std::vector<std::string>& words, const auto& person) {
+    int subject = 0, object = 0;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (in_list(person.first, words[i])) ++subject;
+      // "for me", "to me": a beneficiary, no role in the relation.
+      const bool addressed = i > 0 && in_list("tell show give help let send explain teach remind "
+                                              "ask recommend suggest for to with about from at "
+                                              "of like than",
+                                              words[i - 1]);
+      if (words[i] == person.second && !addressed) ++object;
+    }
+    return std::pair{subject, object};
+  };
+  for (const auto& person : kPersons) {
+    const auto [as, ao] = cases(a.all, person);
+    const auto [bs, bo] = cases(b.all, person);
+    if ((as > 0 && ao == 0 && bs == 0 && bo > 0) || (as == 0 && ao > 0 && bs > 0 && bo == 0)) {
+      return true;
+    }
+  }
+  // Words: content words each text has once, at (position in a, position in b).
+  std::vector<std::pair<std::size_t, std::size_t>> content;
+  for (std::size_t i = 0; i < a.all.size(); ++i) {
+    const std::string& w = a.all[i];
+    if (in_list(kFunctionWords, w) || !number_value(w).empty()) continue;
+    if (count(a.all, w) != 1 || count(b.all, w) != 1) continue;
+    content.emplace_back(i, static_cast<std::size_t>(
+                                std::find(b.all.begin(), b.all.end(), w) - b.all.begin()));
+  }
+  // A word between x and y in a that is also between them, the other way round, in b.
+  const auto pivot = [&](std::pair<std::size_t, std::size_t> x,
+                         std::pair<std::size_t, std::size_t> y) {
+    for (std::size_t i = x.first + 1; i < y.first; ++i) {
+      const std::string& w = a.all[i];
+      if (in_list(kSymmetric, w)) continue;
+      if (!in_list(kRelations, w) && (count(a.all, w) != 1 || count(b.all, w) != 1)) continue;
+      for (std::size_t k = y.second + 1; k < x.second; ++k) {
+        if (b.all[k] == w) return true;
+      }
+    }
+    return false;
+  };
+  // x and y exchange places (give or take an article), rather than one of them moving.
+  const auto distance = [](std::size_t i, std::size_t k) { return i > k ? i - k : k - i; };
+  for (const auto& x : content) {
+    for (const auto& y : content) {
+      if (x.first < y.first && x.second > y.second && distance(x.first, y.second) <= 3 &&
+          distance(y.first, x.second) <= 3 && pivot(x, y)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The words of the conditions ("if I am diabetic"): each condition marker's clause, to the
+// next clause boundary, as sorted words.
+std::vector<std::string> condition_words(std::string_view text) {
+  std::vector<std::string> out;
+  const std::vector<Word> words = words_of(text);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (!in_list(kConditions, words[i].lower)) continue;
+    for (std::size_t k = i + 1; k < words.size() && !words[k].sentence_start; ++k) {
+      if (!in_list(kFunctionWords, words[k].lower)) out.push_back(words[k].lower);
+      if (words[k].clause_end) break;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // The same words in the same order but at one position, where neither word is the other
-// with a plural s.
+// with a plural s, nor the other with a typo.
 bool one_word_substituted(const Features& a, const Features& b) {
   if (a.all.size() != b.all.size()) return false;
   std::size_t differing = a.all.size();
@@ -341,7 +653,7 @@ bool one_word_substituted(const Features& a, const Features& b) {
   const std::string& x = a.all[differing];
   const std::string& y = b.all[differing];
   if (!number_value(x).empty() && number_value(x) == number_value(y)) return false;  // 5 / five
-  return x + "s" != y && y + "s" != x;
+  return x + "s" != y && y + "s" != x && !one_typo_apart(x, y);
 }
 
 }  // namespace
@@ -362,27 +674,54 @@ std::string_view to_string(Disagreement reason) noexcept {
       return "antonym";
     case Disagreement::substitution:
       return "substitution";
+    case Disagreement::role:
+      return "role";
+    case Disagreement::scope:
+      return "scope";
+    case Disagreement::condition:
+      return "condition";
   }
   return "none";
 }
 
-Disagreement disagreement(std::string_view query, std::string_view candidate) {
+Disagreement disagreement(std::string_view query, std::string_view candidate, unsigned checks) {
   const Features q = features_of(query);
   const Features c = features_of(candidate);
+  const auto on = [checks](Disagreement d) { return (checks & check_bit(d)) != 0; };
   // Cheapest and most specific first: a format name (JSON) is also an acronym, a contrast
   // (disadvantages) also looks prefix-negated.
-  if (q.negations != c.negations) return Disagreement::negation;
-  if (q.numbers != c.numbers) return Disagreement::number;
-  if (q.formats != c.formats) return Disagreement::format;
-  for (std::size_t i = 0; i < std::size(kContrasts); ++i) {
-    if (q.contrasts[i] != 0 && c.contrasts[i] != 0 &&
-        (q.contrasts[i] != c.contrasts[i] || q.first_side[i] != c.first_side[i])) {
-      return Disagreement::antonym;
+  if (on(Disagreement::negation) && q.negations != c.negations) return Disagreement::negation;
+  if (on(Disagreement::number) && q.numbers != c.numbers) return Disagreement::number;
+  if (on(Disagreement::format) && q.formats != c.formats) return Disagreement::format;
+  if (on(Disagreement::antonym)) {
+    for (std::size_t i = 0; i < std::size(kContrasts); ++i) {
+      if (q.contrasts[i] != 0 && c.contrasts[i] != 0 &&
+          (q.contrasts[i] != c.contrasts[i] || q.first_side[i] != c.first_side[i])) {
+        return Disagreement::antonym;
+      }
     }
   }
-  if (prefix_negated(q, c) || prefix_negated(c, q)) return Disagreement::negation;
-  if (entity_missing(q, c) || entity_missing(c, q)) return Disagreement::entity;
-  if (one_word_substituted(q, c)) return Disagreement::substitution;
+  if (on(Disagreement::negation) && (prefix_negated(q, c) || prefix_negated(c, q))) {
+    return Disagreement::negation;
+  }
+  if (on(Disagreement::scope)) {
+    for (std::size_t k = 0; k < std::size(kScopes); ++k) {
+      const bool compared = kScopes[k].strict || (q.scopes[k] != 0 && c.scopes[k] != 0);
+      if (compared && q.scopes[k] != c.scopes[k]) return Disagreement::scope;
+    }
+  }
+  if (on(Disagreement::condition) &&
+      (q.conditions != c.conditions || q.statements != c.statements ||
+       (q.conditions > 0 && condition_words(query) != condition_words(candidate)))) {
+    return Disagreement::condition;
+  }
+  if (on(Disagreement::entity) && (entity_missing(q, c) || entity_missing(c, q))) {
+    return Disagreement::entity;
+  }
+  if (on(Disagreement::role) && roles_swapped(q, c)) return Disagreement::role;
+  if (on(Disagreement::substitution) && one_word_substituted(q, c)) {
+    return Disagreement::substitution;
+  }
   return Disagreement::none;
 }
 

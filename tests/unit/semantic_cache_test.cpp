@@ -149,6 +149,55 @@ TEST_CASE(
                      "What are the disadvantages of remote work?") == Disagreement::antonym);
 }
 
+TEST_CASE("agreement: swapped roles, scope, tense and conditions disagree; moved phrases agree") {
+  // Who does what to whom.
+  CHECK(disagreement("Did Sparta defeat Athens?", "Did Athens defeat Sparta?") ==
+        Disagreement::role);
+  CHECK(disagreement("How do I convert Celsius to Kelvin?", "How do I convert Kelvin to Celsius?") ==
+        Disagreement::role);
+  CHECK(disagreement("Does the landlord owe the tenant money?",
+                     "Does the tenant owe the landlord money?") == Disagreement::role);
+  // A symmetric connective, a moved phrase and a change of voice keep the question.
+  CHECK(disagreement("Compare tea and coffee for caffeine", "Compare coffee and tea for caffeine") ==
+        Disagreement::none);
+  CHECK(disagreement("How do I bake bread without an oven?",
+                     "Without an oven, how do I bake bread?") == Disagreement::none);
+  CHECK(disagreement("Who painted the Mona Lisa?", "The Mona Lisa was painted by whom?") ==
+        Disagreement::none);
+  // Quantifiers, frequency, spans of time, tense.
+  CHECK(disagreement("Do all spiders spin webs?", "Do some spiders spin webs?") ==
+        Disagreement::scope);
+  CHECK(disagreement("Do cats always purr when happy?", "Do cats purr when happy?") ==
+        Disagreement::scope);
+  CHECK(disagreement("How much water should I drink per day?",
+                     "How much water should I drink per week?") == Disagreement::scope);
+  CHECK(disagreement("Who was the mayor of Berlin?", "Who is the mayor of Berlin?") ==
+        Disagreement::scope);
+  CHECK(disagreement("How many eggs do I need?", "What number of eggs do I need?") ==
+        Disagreement::none);  // "how many" asks, it quantifies nothing
+  CHECK(disagreement("I was wondering how to boil rice", "How do you boil rice?") ==
+        Disagreement::none);
+  // Conditions.
+  CHECK(disagreement("Can I drink coffee if I am pregnant?", "Can I drink coffee?") ==
+        Disagreement::condition);
+  CHECK(disagreement("Can I drink coffee if I am pregnant?",
+                     "Can I drink coffee if I am diabetic?") == Disagreement::condition);
+  CHECK(disagreement("Write code that checks if a year is a leap year",
+                     "Write code to check whether a year is a leap year") == Disagreement::none);
+  // Negation without a cue word counts as one; a typo is no substitution.
+  CHECK(disagreement("Why does my car fail to start?", "Why does my car start?") ==
+        Disagreement::negation);
+  CHECK(disagreement("Why won't my car start?", "Why does my car fail to start?") !=
+        Disagreement::negation);
+  CHECK(disagreement("How do I recieve a package abroad?", "How do I receive a package abroad?") ==
+        Disagreement::none);
+  CHECK(disagreement("How do I uninstall Microsfot Teams?", "How do I uninstall Microsoft Teams?") ==
+        Disagreement::none);
+  // Leaving a check out (the bench's ablation) lets its case through.
+  CHECK(disagreement("Did Sparta defeat Athens?", "Did Athens defeat Sparta?",
+                     kAllChecks & ~check_bit(Disagreement::role)) == Disagreement::none);
+}
+
 TEST_CASE("the entry limit evicts the least recently used entry, its vector with it") {
   std::mt19937 rng(4);
   CacheOptions options = small_options();
@@ -471,4 +520,46 @@ TEST_CASE("an exact hit reported wrong removes the entry; the raised bars surviv
   REQUIRE(restored.lookup({"d", "s", "What is the tower's height?"}, near(v, 0.97f, rng), hit));
   CHECK(hit.id == kept);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("feedback and namespace settings while other threads look up") {
+  std::mt19937 rng(24);
+  SemanticCache cache(small_options());
+  std::vector<std::vector<float>> vectors;
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 16; ++i) {
+    vectors.push_back(unit_vector(rng));
+    ids.push_back(cache.insert({"d", "s", "question " + std::to_string(i)}, vectors.back(), "a"));
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> lookups{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      std::mt19937 local(100 + t);
+      while (!stop.load()) {
+        const int i = static_cast<int>(local() % vectors.size());
+        CacheHit hit;
+        (void)cache.lookup({"d", "s", "question " + std::to_string(i)},
+                           near(vectors[i], 0.95f, local), hit);
+        (void)cache.lookup_exact({"d", "s", "question " + std::to_string(i)}, hit);
+        ++lookups;
+      }
+    });
+  }
+  for (int round = 0; round < 200; ++round) {
+    FeedbackResult result;
+    const auto id = ids[static_cast<std::size_t>(round) % ids.size()];
+    (void)cache.feedback(id, round % 3 != 0, 0.9f + 0.0005f * static_cast<float>(round % 100), "",
+                         result);
+    NamespaceSettings settings;
+    settings.threshold = 0.9f + 0.001f * static_cast<float>(round % 50);
+    CHECK(cache.configure_namespace("d", settings));
+    (void)cache.namespace_state("d");
+  }
+  while (lookups.load() < 100) std::this_thread::yield();
+  stop = true;
+  for (auto& reader : readers) reader.join();
+  CHECK(cache.stats().entries == 16);
+  CHECK(cache.metrics().feedback_wrong.value() + cache.metrics().feedback_right.value() == 200);
 }

@@ -17,13 +17,42 @@ namespace coinfer::cache {
 //   antonym   the two sides of a known contrast (advantages / disadvantages, increase /
 //             decrease, before / after, buy / sell, ...)
 //   substitution  the same words but one, replaced by a word that is not its plural or
-//             singular ("zoom in" / "zoom out", "signs of high blood sugar" / "... low ..."):
-//             the whole difference sits in one word, which the embedding cannot weigh
-//             (synonym or opposite), so it is not taken for the same question
+//             singular, nor itself with a typo ("zoom in" / "zoom out", "signs of high blood
+//             sugar" / "... low ..."): the whole difference sits in one word, which the
+//             embedding cannot weigh (synonym or opposite), so it is not taken for the same
+//             question
+//   role      two arguments trade places across a word that stays between them ("Did Rome
+//             conquer Carthage?" / "Did Carthage conquer Rome?"): who does what to whom
+//   scope     a different quantifier, frequency, span of time, time relative to now, tense
+//             or exclusivity (all / some, always / sometimes, per day / per week, yesterday /
+//             tomorrow, was / will, only), by closed word classes
+//   condition a condition or hypothesis in one text only, or other words in it ("if I am
+//             diabetic" / "if I am pregnant")
+// Negation counts cue words and the verbs and nouns that negate without one (fail to, lack,
+// avoid, refuse, unable), so "why doesn't it start" and "why does it fail to start" agree.
 // The measured effect on hit precision and hit rate is in docs/CACHE.md.
-enum class Disagreement { none, negation, number, entity, format, antonym, substitution };
+enum class Disagreement {
+  none,
+  negation,
+  number,
+  entity,
+  format,
+  antonym,
+  substitution,
+  role,
+  scope,
+  condition
+};
 std::string_view to_string(Disagreement reason) noexcept;
 
-Disagreement disagreement(std::string_view query, std::string_view candidate);
+// Which checks run: a bit (1 << Disagreement) per check; the bench measures each one's
+// contribution by leaving it out.
+constexpr unsigned kAllChecks = ~0u;
+constexpr unsigned check_bit(Disagreement d) noexcept {
+  return 1u << static_cast<unsigned>(d);
+}
+
+Disagreement disagreement(std::string_view query, std::string_view candidate,
+                          unsigned checks = kAllChecks);
 
 }  // namespace coinfer::cache

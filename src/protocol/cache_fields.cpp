@@ -80,7 +80,7 @@ namespace {
 // not an object.
 template <class Field>
 Status for_each_field(std::string_view body, const char* shape, Field&& field) {
-  simdjson::dom::parser parser;
+  thread_local simdjson::dom::parser parser;  // keeps its buffers between bodies
   simdjson::dom::object object;
   if (parser.parse(body.data(), body.size()).get(object)) {
     return Status::invalid(std::string("body: expected one JSON object ") + shape);

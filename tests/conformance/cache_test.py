@@ -36,6 +36,15 @@ def chat(client, content, **extra):
     return raw.parse().choices[0].message.content, raw.headers
 
 
+def embedding_cosine(base, a, b):
+    """The cosine of two texts' MiniLM embeddings from /v1/embeddings."""
+    r = requests.post(f"{base}/v1/embeddings", json={"model": "minilm", "input": [a, b]}, timeout=30)
+    assert r.status_code == 200, r.text
+    x, y = (d["embedding"] for d in sorted(r.json()["data"], key=lambda d: d["index"]))
+    norm = (sum(v * v for v in x) * sum(v * v for v in y)) ** 0.5
+    return sum(p * q for p, q in zip(x, y)) / norm
+
+
 def start(binary, config):
     return start_server(binary, config, extra_args=["--model", "minilm", "--model", "smollm2",
                                                     "--model", "digits"])
@@ -215,13 +224,17 @@ def main():
 
             similar, headers = chat(client, PARAPHRASE)
             assert headers["x-cache"] == "hit-semantic", dict(headers)
-            assert float(headers["x-cache-similarity"]) >= 0.86, dict(headers)
+            # The similarity is the two questions' MiniLM cosine, as /v1/embeddings gives it.
+            cosine = embedding_cosine(base, QUESTION, PARAPHRASE)
+            assert abs(float(headers["x-cache-similarity"]) - cosine) < 1e-3, (dict(headers), cosine)
             assert headers["x-cache-entry"] == entry and similar == answer
 
-            # Close in meaning, opposite in sense: the guards refuse the candidate.
+            # Close in meaning, opposite in sense: above the threshold, refused by the checks.
             _, headers = chat(client, NEGATED)
             assert headers["x-cache"] == "miss", dict(headers)
-            assert float(headers["x-cache-similarity"]) >= 0.86, dict(headers)
+            cosine = embedding_cosine(base, QUESTION, NEGATED)
+            assert cosine >= 0.86, cosine
+            assert abs(float(headers["x-cache-similarity"]) - cosine) < 1e-3, (dict(headers), cosine)
 
             # Other sampling parameters, another namespace: other entries.
             _, headers = chat(client, QUESTION, seed=7, extra_headers={"X-Cache-Namespace": "team-b"})

@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "coinfer/cache/agreement.hpp"
-#include "coinfer/core/json_writer.hpp"
 #include "coinfer/cache/semantic_cache.hpp"
+#include "coinfer/core/json_writer.hpp"
 #include "coinfer/models/bert_encoder.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/tokenizers/wordpiece.hpp"
@@ -67,9 +67,9 @@ struct Pair {
 
 // The checks whose contribution is measured (left out one at a time).
 constexpr Disagreement kChecks[] = {
-    Disagreement::negation, Disagreement::number,       Disagreement::entity,
-    Disagreement::format,   Disagreement::antonym,      Disagreement::substitution,
-    Disagreement::role,     Disagreement::scope,        Disagreement::condition};
+    Disagreement::negation, Disagreement::number,  Disagreement::entity,
+    Disagreement::format,   Disagreement::antonym, Disagreement::substitution,
+    Disagreement::role,     Disagreement::scope,   Disagreement::condition};
 
 Status embed_all(const std::filesystem::path& model_dir, std::vector<Pair>& pairs) {
   WordPieceTokenizer tokenizer;
@@ -131,8 +131,8 @@ bool hits(const Pair& p, float threshold, bool guards, int leave_out = -1) {
 }
 
 struct Score {
-  int hits = 0, right = 0;              // hits, and those on should-hit pairs
-  int should = 0, should_hit = 0;       // should-hit pairs, and those hit
+  int hits = 0, right = 0;                           // hits, and those on should-hit pairs
+  int should = 0, should_hit = 0;                    // should-hit pairs, and those hit
   std::map<std::string, std::pair<int, int>> kinds;  // hits, pairs
   double precision() const { return hits ? static_cast<double>(right) / hits : 1.0; }
   double hit_rate() const { return should ? static_cast<double>(should_hit) / should : 0.0; }
@@ -177,8 +177,7 @@ Status read_source(const char* file, std::size_t source, std::vector<Pair>& pair
     simdjson::dom::element e;
     std::string_view kind, a, b;
     bool hit = false;
-    if (doc.get(e) || e["kind"].get(kind) || e["a"].get(a) || e["b"].get(b) ||
-        e["hit"].get(hit)) {
+    if (doc.get(e) || e["kind"].get(kind) || e["a"].get(a) || e["b"].get(b) || e["hit"].get(hit)) {
       return Status::invalid(std::string(file) + ":" + std::to_string(line) +
                              ": each line needs kind, a, b, hit");
     }
@@ -379,10 +378,9 @@ int quality(int argc, char** argv) {
     if (sources[p.source] != explain) continue;
     const bool hit = hits(p, fixed, true);
     if (hit == p.hit) continue;
-    std::fprintf(stderr, "%s %s (cosine %.3f, checks: %s): %s | %s\n",
-                 hit ? "FALSE HIT" : "missed", p.kind.c_str(), static_cast<double>(p.cosine),
-                 std::string(to_string(disagreement(p.b, p.a))).c_str(), p.a.c_str(),
-                 p.b.c_str());
+    std::fprintf(stderr, "%s %s (cosine %.3f, checks: %s): %s | %s\n", hit ? "FALSE HIT" : "missed",
+                 p.kind.c_str(), static_cast<double>(p.cosine),
+                 std::string(to_string(disagreement(p.b, p.a))).c_str(), p.a.c_str(), p.b.c_str());
   }
   return 0;
 }
@@ -415,7 +413,6 @@ std::vector<float> nearby(const std::vector<float>& v, float cosine, std::mt1993
   }
   return out;
 }
-
 
 int index_bench(int argc, char** argv) {
   std::size_t entries = 100'000, queries = 2000;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iterator>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -273,7 +274,7 @@ bool one_typo_apart(std::string_view x, std::string_view y) {
 // always land on their feet?"). Closed classes are short and complete by nature: this is
 // grammar, not a list grown from examples.
 struct ScopeClass {
-  bool strict;                 // compared even when one text has none of its words
+  bool strict;                  // compared even when one text has none of its words
   std::string_view groups[12];  // one group per string
 };
 constexpr ScopeClass kScopes[] = {
@@ -330,6 +331,9 @@ constexpr std::string_view kFunctionWords =
 constexpr std::string_view kSymmetric =
     "and or nor vs versus between both & the a an is are was were be";
 
+constexpr std::size_t kMaxRoleWords = 64;
+constexpr std::size_t kMaxWords = 512;
+
 // Relations that may recur in a request and still pivot a swap ("the way to move photos from
 // X to Y"); other pivots occur once in each text.
 constexpr std::string_view kRelations = "to from than into onto against over";
@@ -340,8 +344,8 @@ constexpr std::string_view kAsking =
     "verify verifies test tests testing decide find out matter curious sure unsure idea me";
 
 struct Features {
-  std::vector<std::string> all;      // every word, lower case
-  int statements = 0;                // Sentence::statement sentences
+  std::vector<std::string> all;  // every word, lower case
+  int statements = 0;            // Sentence::statement sentences
   // Per kScopes class, a bit per group present.
   std::array<std::uint16_t, std::size(kScopes)> scopes{};
   int conditions = 0;
@@ -370,18 +374,84 @@ constexpr std::string_view kRequests =
 constexpr std::string_view kUnsure =
     "sure know knew understand get got remember certain idea clear agree figure confused";
 
+// Every listed word and what it is, looked up once per word of a text instead of scanning
+// the lists: built on first use, read-only after (a function-local static).
+struct Lexeme {
+  bool negation = false;  // kNegations, kImplicitNegations
+  bool condition = false;
+  bool request = false;  // kRequests or kUnsure
+  bool unsure = false;
+  bool wh = false;
+  std::uint64_t formats = 0;                                      // bit per kFormats group
+  std::vector<std::pair<std::uint8_t, std::uint8_t>> contrasts;  // (kContrasts index, side)
+  std::vector<std::pair<std::uint8_t, std::uint8_t>> scopes;     // (kScopes class, group)
+};
+
+template <class F>
+void for_each_listed(std::string_view list, F&& f) {
+  std::size_t i = 0;
+  int side = 1;
+  while (i < list.size()) {
+    std::size_t end = list.find_first_of(" |", i);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > i) f(list.substr(i, end - i), side);
+    if (end < list.size() && list[end] == '|') side = 2;
+    i = end + 1;
+  }
+}
+
+const std::unordered_map<std::string_view, Lexeme>& lexicon() {
+  static const auto* const words = [] {
+    auto* out = new std::unordered_map<std::string_view, Lexeme>;
+    auto& m = *out;
+    for (std::string_view w : kNegations) m[w].negation = true;
+    for_each_listed(kImplicitNegations, [&](std::string_view w, int) { m[w].negation = true; });
+    for_each_listed(kConditions, [&](std::string_view w, int) { m[w].condition = true; });
+    for_each_listed(kRequests, [&](std::string_view w, int) { m[w].request = true; });
+    for_each_listed(kUnsure, [&](std::string_view w, int) {
+      m[w].request = true;
+      m[w].unsure = true;
+    });
+    for_each_listed(kWh, [&](std::string_view w, int) { m[w].wh = true; });
+    for (std::size_t g = 0; g < std::size(kFormats); ++g) {
+      for_each_listed(kFormats[g], [&](std::string_view w, int) {
+        m[w].formats |= std::uint64_t{1} << g;
+      });
+    }
+    for (std::size_t c = 0; c < std::size(kContrasts); ++c) {
+      for_each_listed(kContrasts[c], [&](std::string_view w, int side) {
+        m[w].contrasts.emplace_back(static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(side));
+      });
+    }
+    for (std::size_t k = 0; k < std::size(kScopes); ++k) {
+      for (std::size_t g = 0; g < std::size(kScopes[k].groups); ++g) {
+        for_each_listed(kScopes[k].groups[g], [&](std::string_view w, int) {
+          m[w].scopes.emplace_back(static_cast<std::uint8_t>(k), static_cast<std::uint8_t>(g));
+        });
+      }
+    }
+    return out;
+  }();
+  return *words;
+}
+
+const Lexeme* lexeme(std::string_view word) {
+  const auto& words = lexicon();
+  const auto it = words.find(word);
+  return it == words.end() ? nullptr : &it->second;
+}
+
 Sentence classify(const std::vector<Word>& words, bool question_mark) {
   if (question_mark || words.empty() || in_list(kQuestionStarts, words.front().lower)) {
     return Sentence::asks;
   }
-  for (const Word& w : words) {  // "before I sign, what should I check" without its '?'
-    if (in_list(kWh, w.lower)) return Sentence::asks;
-  }
   bool first_person = false, request = false;
   for (const Word& w : words) {
-    first_person = first_person || w.lower == "i" || w.lower.starts_with("i'") ||
-                   w.lower == "my" || w.lower == "we" || w.lower == "our";
-    request = request || in_list(kRequests, w.lower) || in_list(kUnsure, w.lower);
+    const Lexeme* l = lexeme(w.lower);
+    if (l && l->wh) return Sentence::asks;  // "before I sign, what should I check" without '?'
+    first_person = first_person || w.lower == "i" || w.lower.starts_with("i'") || w.lower == "my" ||
+                   w.lower == "we" || w.lower == "our";
+    request = request || (l && l->request);
   }
   if (!first_person) return Sentence::asks;  // "Explain X.", "Baby potatoes: how long?"
   if (request || words.size() < 4) return Sentence::request;
@@ -422,16 +492,16 @@ Features features_of(std::string_view text) {
     }
     // "I'm not sure what it means", "I don't get it": the asker unsure, not the question
     // negated.
-    const bool unsure = (index + 1 < words.size() && in_list(kUnsure, words[index + 1].lower)) ||
-                        (index + 2 < words.size() && in_list(kUnsure, words[index + 2].lower));
-    if (!unsure && (s.ends_with("n't") ||
-                    std::find(kNegations.begin(), kNegations.end(), s) != kNegations.end() ||
-                    in_list(kImplicitNegations, s))) {
-      ++f.negations;
-    }
+    const auto is_unsure = [&](std::size_t i) {
+      const Lexeme* l = i < words.size() ? lexeme(words[i].lower) : nullptr;
+      return l && l->unsure;
+    };
+    const Lexeme* l = lexeme(s);
+    const bool unsure = is_unsure(index + 1) || is_unsure(index + 2);
+    if (!unsure && (s.ends_with("n't") || (l && l->negation))) ++f.negations;
     const std::string_view previous =
         f.all.size() >= 2 ? std::string_view(f.all[f.all.size() - 2]) : std::string_view();
-    if (in_list(kConditions, s) && !(s == "if" && in_list(kAsking, previous))) ++f.conditions;
+    if (l && l->condition && !(s == "if" && in_list(kAsking, previous))) ++f.conditions;
     // Stated circumstances: "for context", "keep in mind", "in my case", "note that".
     if (s == "context" || (s == "mind" && previous == "in") || (s == "case" && previous == "my") ||
         (s == "that" && previous == "note")) {
@@ -446,34 +516,24 @@ Features features_of(std::string_view text) {
     const bool degree = (s == "many" || s == "much") &&
                         (previous == "how" || previous == "so" || previous == "too" ||
                          previous == "as" || previous == "very");
-    for (std::size_t k = 0; k < std::size(kScopes) && !degree; ++k) {
-      for (std::size_t g = 0; g < std::size(kScopes[k].groups); ++g) {
-        if (!kScopes[k].groups[g].empty() && in_list(kScopes[k].groups[g], s)) {
-          f.scopes[k] |= static_cast<std::uint16_t>(1u << g);
-        }
-      }
+    if (l && !degree) {
+      for (const auto& [k, g] : l->scopes) f.scopes[k] |= static_cast<std::uint16_t>(1u << g);
     }
     const bool pronoun = s == "i" || s.starts_with("i'");
     if (!pronoun && (w.acronym || w.mixed || (w.capitalized && !w.sentence_start))) {
       f.entities.push_back(w.lower);
     }
-    for (std::size_t g = 0; g < std::size(kFormats); ++g) {
-      if (in_list(kFormats[g], s)) f.formats |= std::uint64_t{1} << g;
-    }
-    for (std::size_t c = 0; c < std::size(kContrasts); ++c) {
-      const std::string_view pair = kContrasts[c];
-      const std::size_t bar = pair.find('|');
-      std::uint8_t side = 0;
-      if (in_list(pair.substr(0, bar), s)) side = 1;
-      if (in_list(pair.substr(bar + 1), s)) side = 2;
+    if (!l) continue;
+    f.formats |= l->formats;
+    for (const auto& [c, side] : l->contrasts) {
       f.contrasts[c] |= side;
       if (f.first_side[c] == 0) f.first_side[c] = side;
     }
   }
   // "I was wondering", "I was hoping": politeness, not the past.
   for (std::size_t i = 0; i + 1 < f.all.size(); ++i) {
-    if (f.all[i] == "was" && (f.all[i + 1] == "wondering" || f.all[i + 1] == "hoping" ||
-                              f.all[i + 1] == "thinking")) {
+    if (f.all[i] == "was" &&
+        (f.all[i + 1] == "wondering" || f.all[i + 1] == "hoping" || f.all[i + 1] == "thinking")) {
       bool other_past = false;
       for (std::size_t k = 0; k < f.all.size(); ++k) {
         other_past = other_past || (k != i && in_list(kScopes[kTense].groups[0], f.all[k]));
@@ -541,6 +601,8 @@ bool entity_missing(const Features& a, const Features& b) {
 // dogs", "between X and Y") is no such word. A passive ("was conquered by") says the same
 // with the roles swapped: a "by" in one text only is a change of voice, not of roles.
 bool roles_swapped(const Features& a, const Features& b) {
+  // Checked in texts of up to kMaxRoleWords words: a cubic search, kept cheap.
+  if (a.all.size() > kMaxRoleWords || b.all.size() > kMaxRoleWords) return false;
   const auto count = [](const std::vector<std::string>& words, std::string_view w) {
     return std::count(words.begin(), words.end(), w);
   };
@@ -573,10 +635,11 @@ bool roles_swapped(const Features& a, const Features& b) {
     for (std::size_t i = 0; i < words.size(); ++i) {
       if (in_list(person.first, words[i])) ++subject;
       // "for me", "to me": a beneficiary, no role in the relation.
-      const bool addressed = i > 0 && in_list("tell show give help let send explain teach remind "
-                                              "ask recommend suggest for to with about from at "
-                                              "of like than",
-                                              words[i - 1]);
+      const bool addressed = i > 0 && in_list(
+                                          "tell show give help let send explain teach remind "
+                                          "ask recommend suggest for to with about from at "
+                                          "of like than",
+                                          words[i - 1]);
       if (words[i] == person.second && !addressed) ++object;
     }
     return std::pair{subject, object};
@@ -594,8 +657,8 @@ bool roles_swapped(const Features& a, const Features& b) {
     const std::string& w = a.all[i];
     if (in_list(kFunctionWords, w) || !number_value(w).empty()) continue;
     if (count(a.all, w) != 1 || count(b.all, w) != 1) continue;
-    content.emplace_back(i, static_cast<std::size_t>(
-                                std::find(b.all.begin(), b.all.end(), w) - b.all.begin()));
+    content.emplace_back(
+        i, static_cast<std::size_t>(std::find(b.all.begin(), b.all.end(), w) - b.all.begin()));
   }
   // A word between x and y in a that is also between them, the other way round, in b.
   const auto pivot = [&](std::pair<std::size_t, std::size_t> x,
@@ -680,6 +743,8 @@ std::string_view to_string(Disagreement reason) noexcept {
       return "scope";
     case Disagreement::condition:
       return "condition";
+    case Disagreement::length:
+      return "length";
   }
   return "none";
 }
@@ -688,6 +753,10 @@ Disagreement disagreement(std::string_view query, std::string_view candidate, un
   const Features q = features_of(query);
   const Features c = features_of(candidate);
   const auto on = [checks](Disagreement d) { return (checks & check_bit(d)) != 0; };
+  // Past kMaxWords (longer than a text the embedder takes whole), no text is taken for another.
+  if (on(Disagreement::length) && (q.all.size() > kMaxWords || c.all.size() > kMaxWords)) {
+    return Disagreement::length;
+  }
   // Cheapest and most specific first: a format name (JSON) is also an acronym, a contrast
   // (disadvantages) also looks prefix-negated.
   if (on(Disagreement::negation) && q.negations != c.negations) return Disagreement::negation;

@@ -353,7 +353,7 @@ float SemanticCache::threshold_locked(std::string_view ns) const {
 void SemanticCache::relearn(Namespace& space) const {
   const float base = base_threshold(space);
   const float target = space.settings.target_error_rate >= 0 ? space.settings.target_error_rate
-                                                              : options_.target_error_rate;
+                                                             : options_.target_error_rate;
   auto reports = space.reports;
   std::sort(reports.begin(), reports.end());  // by similarity, ascending
   // Reports at or above position i: n - i of them, wrong_from[i] wrong.

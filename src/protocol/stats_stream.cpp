@@ -24,7 +24,9 @@ using net::HttpResponse;
 
 constexpr auto kInterval = std::chrono::seconds(1);
 
-double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+double round3(double x) {
+  return std::round(x * 1000.0) / 1000.0;
+}
 
 // `now` - `before` per bucket (a model that was not in `before` counts from zero).
 std::vector<std::uint64_t> window(const std::vector<std::uint64_t>& now,
@@ -68,7 +70,9 @@ void append_count(std::string& out, std::string_view key, std::uint64_t value) {
   json_append_number(out, value);
 }
 
-std::uint64_t delta(std::uint64_t now, std::uint64_t before) { return now >= before ? now - before : 0; }
+std::uint64_t delta(std::uint64_t now, std::uint64_t before) {
+  return now >= before ? now - before : 0;
+}
 
 // A window's answered requests: "requests_per_s", "success", "failure".
 void append_requests(std::string& out, std::uint64_t success, std::uint64_t failure,
@@ -82,7 +86,8 @@ void append_requests(std::string& out, std::uint64_t success, std::uint64_t fail
 
 void take_stats_sample(const ModelRepository& repo, const Tenant* tenant, StatsSample& out) {
   out.taken = std::chrono::steady_clock::now();
-  out.unix_time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  out.unix_time =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   out.models.clear();
   for (const auto& e : repo.endpoints()) {
     if (!ModelRepository::visible(*e, tenant)) continue;
@@ -166,7 +171,8 @@ void write_stats_message(const StatsSample& before, const StatsSample& now, std:
     append_count(out, "cancelled", delta(m.cancelled, p.cancelled));
     append_field(out, "rows_per_s", static_cast<double>(delta(m.rows, p.rows)) / seconds);
     append_field(out, "batches_per_s", static_cast<double>(delta(m.batches, p.batches)) / seconds);
-    append_count(out, "queue_depth", static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.queue_depth)));
+    append_count(out, "queue_depth",
+                 static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.queue_depth)));
     const double compute = std::max(0.0, m.compute_s - p.compute_s);
     busy += compute;
     append_field(out, "utilization", std::min(1.0, compute / seconds));
@@ -238,7 +244,8 @@ void write_stats_message(const StatsSample& before, const StatsSample& now, std:
     if (lookups == 0) {
       out += "null";
     } else {
-      json_append_number(out, round3(static_cast<double>(exact + semantic) / static_cast<double>(lookups)));
+      json_append_number(
+          out, round3(static_cast<double>(exact + semantic) / static_cast<double>(lookups)));
     }
     append_count(out, "entries", c.entries);
     append_count(out, "bytes", c.bytes);
@@ -250,8 +257,8 @@ void write_stats_message(const StatsSample& before, const StatsSample& now, std:
     if (reports == 0) {
       out += "null";
     } else {
-      json_append_number(out, round3(static_cast<double>(c.feedback_right) /
-                                     static_cast<double>(reports)));
+      json_append_number(
+          out, round3(static_cast<double>(c.feedback_right) / static_cast<double>(reports)));
     }
     out += '}';
   }

@@ -28,6 +28,8 @@ namespace coinfer::cache {
 //             tomorrow, was / will, only), by closed word classes
 //   condition a condition or hypothesis in one text only, or other words in it ("if I am
 //             diabetic" / "if I am pregnant")
+//   length    a text of more than 512 words: longer than the embedder reads whole, and the
+//             checks' cost bounded (role swaps are looked for in texts of up to 64 words)
 // Negation counts cue words and the verbs and nouns that negate without one (fail to, lack,
 // avoid, refuse, unable), so "why doesn't it start" and "why does it fail to start" agree.
 // The measured effect on hit precision and hit rate is in docs/CACHE.md.
@@ -41,7 +43,8 @@ enum class Disagreement {
   substitution,
   role,
   scope,
-  condition
+  condition,
+  length
 };
 std::string_view to_string(Disagreement reason) noexcept;
 

@@ -89,14 +89,14 @@ struct CacheMetrics {
   Counter semantic_hits;
   Counter misses;  // counted by the caller, once per request that found nothing
   Counter inserts;
-  Counter evictions;         // entry or byte limit (LRU)
-  Counter expirations;       // TTL
-  Counter invalidations;     // DELETE by id or namespace
-  Counter guard_rejections;  // candidates above the threshold that the guards refused
-  Counter feedback_right;    // hits reported right (POST /v2/cache/feedback)
-  Counter feedback_wrong;    // hits reported wrong
+  Counter evictions;             // entry or byte limit (LRU)
+  Counter expirations;           // TTL
+  Counter invalidations;         // DELETE by id or namespace
+  Counter guard_rejections;      // candidates above the threshold that the guards refused
+  Counter feedback_right;        // hits reported right (POST /v2/cache/feedback)
+  Counter feedback_wrong;        // hits reported wrong
   Counter threshold_rejections;  // candidates above the namespace's bar, below the entry's
-  Histogram lookup_seconds;  // one exact or semantic lookup, embedding excluded
+  Histogram lookup_seconds;      // one exact or semantic lookup, embedding excluded
   Histogram nearest_similarity;
 };
 

@@ -33,6 +33,7 @@ class Reader {
       : bytes_(bytes), origin_(origin) {}
 
   std::uint64_t offset() const noexcept { return offset_; }
+  std::uint64_t left() const noexcept { return bytes_.size() - offset_; }
 
   template <class T>
   Status read(T& out, std::string_view what) {
@@ -185,8 +186,13 @@ Status read_value(Reader& r, const std::string& key, GgufValue& value) {
   }
   value.element = static_cast<GgufType>(element);
   if (value.element == GgufType::array) return r.error(what + ": arrays of arrays are not read");
-  if (count > kMaxArrayElements) {
-    return r.error(what + ": array of " + std::to_string(count) + " elements is too long");
+  // Every element takes bytes of the file (a string at least its 8-byte length, a scalar at
+  // least 1): a count the rest of the file cannot hold is refused before anything is
+  // allocated for it.
+  const std::uint64_t least = value.element == GgufType::string ? 8 : 1;
+  if (count > kMaxArrayElements || count > r.left() / least) {
+    return r.error(what + ": array of " + std::to_string(count) +
+                   " elements is longer than the file");
   }
   if (value.element == GgufType::string) {
     value.strings.resize(count);

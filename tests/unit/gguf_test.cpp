@@ -3,11 +3,12 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -258,6 +259,22 @@ TEST_CASE("malformed GGUF files are refused with the place named") {
     auto bytes = good;
     for (int i = 8; i < 16; ++i) bytes[i] = std::byte(0x7f);
     CHECK(parse(bytes, f).message().find("exceeds what the file can hold") != std::string::npos);
+  }
+  SUBCASE("an array longer than the file is refused before it is allocated") {
+    // A 100-byte file claiming 2^27 strings would have been 4 GiB of empty strings.
+    GgufWriter w;
+    w.set_strings("tokens", {"a"});
+    auto bytes = w.bytes();
+    const std::array<std::uint8_t, 16> one_string_array{9, 0, 0, 0, 8, 0, 0, 0,
+                                                        1, 0, 0, 0, 0, 0, 0, 0};
+    const auto at = std::search(
+        bytes.begin(), bytes.end(), one_string_array.begin(), one_string_array.end(),
+        [](std::byte b, std::uint8_t v) { return std::to_integer<std::uint8_t>(b) == v; });
+    REQUIRE(at != bytes.end());
+    at[11] = std::byte(0x08);  // the count, now 2^27 + 1
+    const Status s = parse(bytes, f);
+    CHECK(s.message().find("'tokens'") != std::string::npos);
+    CHECK(s.message().find("longer than the file") != std::string::npos);
   }
   SUBCASE("unknown tensor type names the tensor") {
     GgufWriter w;

@@ -246,8 +246,19 @@ TEST_CASE("llm: the same seed samples the same text; logprobs come with it") {
   const std::string ta(parse(parser, a.body)["choices"].at(0)["text"].get_string().value());
   auto lp = parse(parser, a.body)["choices"].at(0)["logprobs"];
   CHECK(lp["tokens"].get_array().size() == 12);
-  CHECK(lp["top_logprobs"].at(0).get_object().size() >= 1);
-  for (auto v : lp["token_logprobs"].get_array()) CHECK(v.get_double().value() <= 0.0);
+  // "logprobs": 2 asks for the two likeliest tokens at every position (distinct vocabulary
+  // pieces, so two keys), each at least as likely as the token sampled there.
+  REQUIRE(lp["top_logprobs"].get_array().size() == 12);
+  for (std::size_t i = 0; i < 12; ++i) {
+    const auto top = lp["top_logprobs"].at(i).get_object().value();
+    const double chosen = lp["token_logprobs"].at(i).get_double().value();
+    CAPTURE(i);
+    CHECK(top.size() == 2);
+    double best = -1e30;
+    for (auto [token, logprob] : top) best = std::max(best, logprob.get_double().value());
+    CHECK(best <= 0.0);
+    CHECK(chosen <= best + 1e-6);
+  }
   const std::string tb(parse(parser, b.body)["choices"].at(0)["text"].get_string().value());
   CHECK(ta == tb);
 }

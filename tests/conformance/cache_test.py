@@ -278,7 +278,8 @@ def main():
             assert stats["entries"] == 13 and stats["vectors"] == 11, stats
         finally:
             proc.send_signal(signal.SIGTERM)  # drains, then writes the snapshot
-            proc.wait(timeout=60)
+            code = proc.wait(timeout=60)
+        assert code == 0, f"coinfer-serve exited {code} after SIGTERM (the snapshot is written on the way out)"
         assert os.path.getsize(snapshot) > 0
 
         proc, address = start(binary, config)

@@ -120,7 +120,8 @@ def main():
         assert status == 400 and "does not take text" in error["error"]["message"], error
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        code = proc.wait(timeout=30)
+    assert code == 0, f"coinfer-serve exited {code} after SIGTERM"
     print("openai conformance: all checks passed")
 
 

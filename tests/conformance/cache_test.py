@@ -21,7 +21,7 @@ import openai
 import requests
 import websockets
 
-from serve import config_copy, opt_into_semantic_cache, smollm2_installed, start_server  # tests/conformance/serve.py
+from serve import SKIPPED, config_copy, opt_into_semantic_cache, smollm2_installed, start_server  # tests/conformance/serve.py
 
 QUESTION = "Which fruits are safe for dogs to eat?"
 PARAPHRASE = "What fruits can dogs safely eat?"
@@ -198,7 +198,7 @@ def check_feedback(base, client):
 def main():
     binary, default_config = sys.argv[1], sys.argv[2]
     if not smollm2_installed(default_config):
-        return
+        sys.exit(SKIPPED)
     with tempfile.TemporaryDirectory() as tmp:
         snapshot = os.path.join(tmp, "cache.snapshot")
         config = config_copy(default_config, tmp)

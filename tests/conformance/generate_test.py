@@ -13,7 +13,7 @@ import sys
 import requests
 import websockets
 
-from serve import smollm2_installed, start_server  # tests/conformance/serve.py
+from serve import SKIPPED, smollm2_installed, start_server  # tests/conformance/serve.py
 
 PROMPT = "The three primary colors are"
 PARAMETERS = {"max_tokens": 16, "temperature": 0, "ignore_eos": True}
@@ -52,7 +52,7 @@ async def websocket_stream(url, expected):
 def main():
     binary, config = sys.argv[1], sys.argv[2]
     if not smollm2_installed(config):
-        return
+        sys.exit(SKIPPED)
     proc, address = start_server(binary, config, extra_args=["--model", "smollm2"])
     try:
         base = f"http://{address}"

@@ -5,13 +5,13 @@ import sys
 
 import openai
 
-from serve import smollm2_installed, start_server
+from serve import SKIPPED, smollm2_installed, start_server
 
 
 def main():
     binary, config = sys.argv[1], sys.argv[2]
     if not smollm2_installed(config):
-        return
+        sys.exit(SKIPPED)
     proc, address = start_server(binary, config)
     try:
         client = openai.OpenAI(base_url=f"http://{address}/v1", api_key="unused", max_retries=0)

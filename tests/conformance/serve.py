@@ -15,8 +15,15 @@ def start_server(binary, config, scheme="http", extra_args=()):
     return proc, line[len(prefix):]
 
 
+# The exit status of a test that could not run what it tests: CTest reports it as skipped
+# (SKIP_RETURN_CODE), not passed, and scripts/test fails on it (docs/RELIABILITY.md).
+SKIPPED = 77
+
+
 def smollm2_installed(config):
-    """Whether the SmolLM2 GGUF that `config`'s repository links is there; prints SKIPPED if not."""
+    """Whether the SmolLM2 GGUF that `config`'s repository links is there; prints SKIPPED if not
+    (a test that needs it then exits SKIPPED, one that checks other things first does so at the
+    end)."""
     repo = os.path.dirname(os.path.dirname(os.path.abspath(config)))
     if os.path.exists(os.path.join(repo, "assets", "SmolLM2-135M-Instruct.Q4_1.gguf")):
         return True

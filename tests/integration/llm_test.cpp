@@ -235,7 +235,7 @@ TEST_CASE("llm: stop strings cut the text before the match") {
   }
 }
 
-TEST_CASE("llm: the same seed samples the same text; logprobs come with it") {
+TEST_CASE("llm: the same seed samples the same text, and logprobs come with it") {
   if (!have_model()) return;
   Client client(shared_server().port());
   const std::string body = R"({"model":"smollm2","prompt":"Once upon a time","max_tokens":12,"temperature":0.9,"top_p":0.9,"seed":1234,"logprobs":2,"ignore_eos":true})";
@@ -540,7 +540,7 @@ std::string completion_text(Client& client, const std::string& fields) {
 
 }  // namespace
 
-TEST_CASE("llm: Triton's generate answers the completion's text; generate_stream streams it") {
+TEST_CASE("llm: Triton's generate answers the completion's text, and generate_stream streams it") {
   if (!have_model()) return;
   Client client(shared_server().port());
   const std::string expected = completion_text(

@@ -50,7 +50,7 @@ const ByteLevelBpeTokenizer* smollm2() {
     return loaded;
   }();
   if (!tokenizer) {
-    MESSAGE("skipped: " << smollm2_gguf_path()
+    MESSAGE("SKIPPED: " << smollm2_gguf_path()
                         << " is missing (run scripts/setup, or set COINFER_SMOLLM2_GGUF)");
   }
   return tokenizer.get();

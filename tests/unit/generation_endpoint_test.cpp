@@ -153,7 +153,7 @@ TEST_CASE("generation endpoint: prepare names what is wrong with a call") {
 }
 
 TEST_CASE(
-    "generation endpoint: the cache answers a repeated call with the same text; no-store and "
+    "generation endpoint: the cache answers a repeated call with the same text, no-store and "
     "uncacheable calls pass it by") {
   CacheStage stage(CacheConfig{}, nullptr);  // exact lookups only
   auto endpoint = toy_endpoint(256, CacheMode::exact);

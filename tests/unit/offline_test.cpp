@@ -201,7 +201,7 @@ TEST_CASE("csv source: header, quotes, separators and newlines inside quotes, an
   CHECK(unknown.message() == "--columns: no column 'nope' (columns: id, text, n)");
 }
 
-TEST_CASE("sources: a runaway record is one bad row and reading resumes after it; a BOM is dropped") {
+TEST_CASE("sources: a runaway record is one bad row and reading resumes after it, a BOM is dropped") {
   TempDir dir;
   // A CSV quote that never closes, over kMaxRecordBytes, then good rows on later lines.
   std::string csv = "\xEF\xBB\xBFid,v\n1,\"" + std::string(kMaxRecordBytes + 10, 'x') + "\n2,b\n3,c\n";
@@ -234,7 +234,7 @@ TEST_CASE("sources: a runaway record is one bad row and reading resumes after it
   CHECK(row.text == "ok");
 }
 
-TEST_CASE("decoders: JSON numbers (nested arrays flattened), text, ids; fields holding an array") {
+TEST_CASE("decoders: JSON numbers (nested arrays flattened), text, ids, fields holding an array") {
   TempDir dir;
   std::unique_ptr<RowSource> source;
   REQUIRE(open_jsonl(dir.write("a.jsonl", ""), source).ok());

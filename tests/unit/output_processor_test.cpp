@@ -168,7 +168,7 @@ TEST_CASE("output processor: stop_token_ids end with stop and the stop token's t
 }
 
 TEST_CASE(
-    "output processor: max_tokens and max_model_len end with length; usage and logprobs are "
+    "output processor: max_tokens and max_model_len end with length, usage and logprobs are "
     "reported") {
   SUBCASE("max_tokens") {
     Outputs o;

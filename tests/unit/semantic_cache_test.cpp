@@ -63,7 +63,7 @@ std::filesystem::path temp_path(const char* name) {
 
 }  // namespace
 
-TEST_CASE("an exact hit returns the stored payload and its entry id; another text misses") {
+TEST_CASE("an exact hit returns the stored payload and its entry id, another text misses") {
   SemanticCache cache(small_options());
   const auto id = cache.insert({"default", "chat m", "What is 2+2?"}, {}, "four");
   REQUIRE(id != 0);
@@ -129,7 +129,7 @@ TEST_CASE("the guards refuse a near candidate that differs in negation, a number
 }
 
 TEST_CASE(
-    "agreement: negations, numbers, names, formats and contrasts disagree; paraphrases agree") {
+    "agreement: negations, numbers, names, formats and contrasts disagree, paraphrases agree") {
   CHECK(disagreement("What is the capital of France?", "Tell me France's capital.") ==
         Disagreement::none);
   CHECK(disagreement("How do I sort a list in Python?", "How can I sort a Python list?") ==
@@ -149,7 +149,7 @@ TEST_CASE(
                      "What are the disadvantages of remote work?") == Disagreement::antonym);
 }
 
-TEST_CASE("agreement: swapped roles, scope, tense and conditions disagree; moved phrases agree") {
+TEST_CASE("agreement: swapped roles, scope, tense and conditions disagree, moved phrases agree") {
   // Who does what to whom.
   CHECK(disagreement("Did Sparta defeat Athens?", "Did Athens defeat Sparta?") ==
         Disagreement::role);
@@ -255,7 +255,7 @@ TEST_CASE("an entry past its TTL is never returned, and expire() removes it with
   CHECK(cache.stats().partitions == 0);
 }
 
-TEST_CASE("invalidation removes one entry by id or a whole namespace; a prefix guards others") {
+TEST_CASE("invalidation removes one entry by id or a whole namespace, a prefix guards others") {
   std::mt19937 rng(6);
   SemanticCache cache(small_options());
   const auto a = cache.insert({"t1/x", "s", "qa"}, unit_vector(rng), "a");
@@ -418,7 +418,7 @@ TEST_CASE(
   CHECK(cache.stats().vectors == cache.stats().entries);
 }
 
-TEST_CASE("a wrong-hit report raises that entry's bar above the hit; other entries keep theirs") {
+TEST_CASE("a wrong-hit report raises that entry's bar above the hit, other entries keep theirs") {
   std::mt19937 rng(21);
   SemanticCache cache(small_options());
   const auto v = unit_vector(rng);
@@ -499,7 +499,7 @@ TEST_CASE("a namespace's own threshold applies to its lookups alone") {
   CHECK(cache.namespace_state("strict").threshold == doctest::Approx(0.97f));
 }
 
-TEST_CASE("an exact hit reported wrong removes the entry; the raised bars survive a snapshot") {
+TEST_CASE("an exact hit reported wrong removes the entry, and the raised bars survive a snapshot") {
   std::mt19937 rng(23);
   const auto path = temp_path("feedback");
   const auto v = unit_vector(rng);

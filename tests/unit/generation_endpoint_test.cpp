@@ -50,9 +50,14 @@ asio::awaitable<void> generate(GenerationEndpoint& endpoint, GenerationCall& cal
   out.cache = run.outcome();
 }
 
+// One I/O context for every call, living to the end of the program: the engine's thread may
+// drop its reference to a finished generation's stream (whose timer is bound to this
+// context) after the requester has seen the final update, so the context must outlive the
+// engines, as the server's outlive its generators.
 Outcome run(GenerationEndpoint& endpoint, GenerationCall call) {
-  asio::io_context io;
+  static asio::io_context io;
   Outcome out;
+  io.restart();
   asio::co_spawn(io, generate(endpoint, call, out), asio::detached);
   io.run();
   return out;

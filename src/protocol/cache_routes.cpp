@@ -22,6 +22,32 @@ CacheStage* stage_or_404(const ModelRepository& repo, HttpResponse& res) {
   return stage;
 }
 
+// The stage and the {namespace} the route names, under the caller's tenant; null (and the
+// response an error) when there is no cache or the name is not one.
+CacheStage* stage_and_namespace(const ModelRepository& repo, const HttpRequest& req,
+                                HttpResponse& res, std::string& ns) {
+  CacheStage* stage = stage_or_404(repo, res);
+  if (!stage) return nullptr;
+  if (Status s = cache_fields::namespace_of(req, req.param("namespace"), ns); !s.ok()) {
+    res.error(400, s.message());
+    return nullptr;
+  }
+  return stage;
+}
+
+// What a tenant's entry ids and namespaces start with ("" with auth off).
+std::string tenant_prefix(const HttpRequest& req) {
+  return req.tenant ? req.tenant->name() + "/" : std::string();
+}
+
+void append_feedback(std::string& out, std::uint64_t right, std::uint64_t wrong) {
+  out += R"(,"feedback":{"right":)";
+  json_append_number(out, right);
+  out += R"(,"wrong":)";
+  json_append_number(out, wrong);
+  out += '}';
+}
+
 void stats(const ModelRepository& repo, HttpResponse& res) {
   CacheStage* stage = stage_or_404(repo, res);
   if (!stage) return;
@@ -55,11 +81,8 @@ void stats(const ModelRepository& repo, HttpResponse& res) {
   out += R"(,"target_error_rate":)";
   json_append_number(out, o.target_error_rate);
   const auto& m = stage->cache().metrics();
-  out += R"(,"feedback":{"right":)";
-  json_append_number(out, m.feedback_right.value());
-  out += R"(,"wrong":)";
-  json_append_number(out, m.feedback_wrong.value());
-  out += "}}";
+  append_feedback(out, m.feedback_right.value(), m.feedback_wrong.value());
+  out += '}';
 }
 
 void namespace_body(std::string_view ns, const cache::NamespaceState& state, std::string& out) {
@@ -71,32 +94,21 @@ void namespace_body(std::string_view ns, const cache::NamespaceState& state, std
   json_append_number(out, state.threshold);
   out += R"(,"target_error_rate":)";
   json_append_number(out, state.target_error_rate);
-  out += R"(,"feedback":{"right":)";
-  json_append_number(out, state.right);
-  out += R"(,"wrong":)";
-  json_append_number(out, state.wrong);
-  out += "}}";
+  append_feedback(out, state.right, state.wrong);
+  out += '}';
 }
 
 void show_namespace(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
-  CacheStage* stage = stage_or_404(repo, res);
-  if (!stage) return;
   std::string ns;
-  if (Status s = cache_fields::namespace_of(req, req.param("namespace"), ns); !s.ok()) {
-    res.error(400, s.message());
-    return;
-  }
+  CacheStage* stage = stage_and_namespace(repo, req, res, ns);
+  if (!stage) return;
   namespace_body(ns, stage->cache().namespace_state(ns), res.body);
 }
 
 void configure_namespace(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
-  CacheStage* stage = stage_or_404(repo, res);
-  if (!stage) return;
   std::string ns;
-  if (Status s = cache_fields::namespace_of(req, req.param("namespace"), ns); !s.ok()) {
-    res.error(400, s.message());
-    return;
-  }
+  CacheStage* stage = stage_and_namespace(repo, req, res, ns);
+  if (!stage) return;
   cache::NamespaceSettings settings;
   if (Status s = cache_fields::parse_namespace_settings(req.body, settings); !s.ok()) {
     res.error(400, s.message());
@@ -118,7 +130,7 @@ void feedback(const ModelRepository& repo, const HttpRequest& req, HttpResponse&
     res.error(400, s.message());
     return;
   }
-  const std::string prefix = req.tenant ? req.tenant->name() + "/" : std::string();
+  const std::string prefix = tenant_prefix(req);
   cache::FeedbackResult result;
   if (!stage->cache().feedback(report.entry, report.correct, report.similarity, prefix, result)) {
     res.error(404, "no cache entry " + std::to_string(report.entry) +
@@ -150,7 +162,7 @@ void erase_entry(const ModelRepository& repo, const HttpRequest& req, HttpRespon
     return;
   }
   // A tenant removes only entries of its own namespaces.
-  const std::string prefix = req.tenant ? req.tenant->name() + "/" : std::string();
+  const std::string prefix = tenant_prefix(req);
   if (!stage->cache().erase(id, prefix)) {
     res.error(404, "no cache entry " + std::string(text));
     return;
@@ -159,13 +171,9 @@ void erase_entry(const ModelRepository& repo, const HttpRequest& req, HttpRespon
 }
 
 void erase_namespace(const ModelRepository& repo, const HttpRequest& req, HttpResponse& res) {
-  CacheStage* stage = stage_or_404(repo, res);
-  if (!stage) return;
   std::string ns;
-  if (Status s = cache_fields::namespace_of(req, req.param("namespace"), ns); !s.ok()) {
-    res.error(400, s.message());
-    return;
-  }
+  CacheStage* stage = stage_and_namespace(repo, req, res, ns);
+  if (!stage) return;
   const std::size_t n = stage->cache().erase_namespace(ns);
   res.body += R"({"deleted":)";
   json_append_number(res.body, n);

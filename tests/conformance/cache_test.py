@@ -193,6 +193,12 @@ def check_feedback(base, client):
     metrics = requests.get(f"{base}/metrics", timeout=10).text
     assert 'coinfer_cache_feedback_total{verdict="wrong"} 2' in metrics, metrics
     assert 'coinfer_cache_feedback_total{verdict="right"} 0' in metrics, metrics
+    # The stats stream (the dashboard's source) reports them and the precision they give.
+    with requests.get(f"{base}/v2/stats/stream", stream=True, timeout=10) as stream:
+        line = next(l for l in stream.iter_lines(decode_unicode=True) if l.startswith("data: "))
+    cache = json.loads(line[6:])["cache"]
+    assert cache["feedback_right"] == 0 and cache["feedback_wrong"] == 2, cache
+    assert cache["reported_precision"] == 0, cache
 
 
 def main():

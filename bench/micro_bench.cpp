@@ -11,6 +11,14 @@
 //                async_submit, completion, with the identity model on a CpuExecutor
 //   int8/...     Int8Linear::forward against the oneDNN u8 x s8 -> s32 matmul it runs, created
 //                alone for the same M, K, N, at the digits MLP's and all-MiniLM-L6-v2's shapes
+//                (M <= 16 runs coinfer's small-M kernel, small_m_gemm.hpp)
+//   llm/...      a language model's decode GEMMs at SmolLM2-135M's shapes, M = 1 and 8, through
+//                Int8Linear with the small-M kernel and with oneDNN's GEMM (small_m_rows 0),
+//                each over copies of the layer whose weights add up to SmolLM2's INT8 bytes
+//                per decode step (~128 MiB, so that every call streams its weights from
+//                memory, as a decode step does), against a STREAM-style triad
+//                (a = b + s * c) over the same number of bytes: INT8 weight bytes per second
+//                over the triad's bytes per second is the share of the memory bandwidth used
 //
 //   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 //
@@ -22,6 +30,7 @@
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <charconv>
@@ -300,6 +309,19 @@ constexpr LinearShape kLinearShapes[] = {
     {"smollm2.down", 1536, 576, Activation::none, 32},
 };
 constexpr int kBatchRows[] = {1, 8, 64};
+
+// SmolLM2-135M's decode GEMMs: QKV 576 -> 960 (9 query and 3 KV heads of 64), the attention
+// output 576 -> 576, gate and up 576 -> 2 x 1536, down 1536 -> 576, the tied head 576 ->
+// 49,152; 32 FP32 side channels each, as the served layers keep tens.
+constexpr LinearShape kDecodeShapes[] = {
+    {"smollm2.qkv", 576, 960, Activation::none, 32},
+    {"smollm2.attention", 576, 576, Activation::none, 32},
+    {"smollm2.gate_up", 576, 3072, Activation::none, 0},
+    {"smollm2.down", 1536, 576, Activation::none, 32},
+    {"smollm2.head", 576, 49152, Activation::none, 32},
+};
+constexpr int kDecodeRows[] = {1, 8};
+constexpr std::size_t kDecodeStepBytes = std::size_t{128} << 20;  // ~ SmolLM2's INT8 weights
 constexpr int kMaxBatchRows = 64;
 
 void set_flops_counter(benchmark::State& state, int m, const LinearShape& s) {
@@ -362,6 +384,61 @@ void onednn_gemm(benchmark::State& state, LinearShape s, int m) {
   set_flops_counter(state, m, s);
 }
 
+// Copies of one layer whose INT8 weights add up to kDecodeStepBytes, run in turn: each call
+// reads its weights from memory, not from a cache the previous call warmed.
+void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
+  const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
+  const std::size_t copies = std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
+  std::vector<int> channels;
+  for (int j = 0; j < s.fp32_channels; ++j) channels.push_back((2 * j + 1) * s.k / (2 * s.fp32_channels));
+  Int8LinearOptions options;
+  options.max_batch = 8;
+  options.fp32_input_channels = channels;
+  options.small_m_rows = kernel ? -1 : 0;
+  std::vector<Int8Linear> layers(copies);
+  for (std::size_t i = 0; i < copies; ++i) {
+    const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, static_cast<unsigned>(i + 1));
+    if (Status status = Int8Linear::create(weight, {}, s.n, s.k, s.activation, options, layers[i]);
+        !status) {
+      state.SkipWithError(status.message().c_str());
+      return;
+    }
+  }
+  state.SetLabel(layers[0].small_m_kernel());
+  const std::vector<float> x = uniform_floats(static_cast<std::size_t>(m) * k, -2, 2, 3);
+  std::vector<float> y(static_cast<std::size_t>(m) * n);
+  std::size_t next = 0;
+  for (auto _ : state) {
+    if (!layers[next].forward(x.data(), m, y.data())) {
+      state.SkipWithError("Int8Linear::forward failed");
+      break;
+    }
+    next = next + 1 == copies ? 0 : next + 1;
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["bytes"] = benchmark::Counter(static_cast<double>(n * k),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The peer: a = b + s * c over three FP32 arrays of kDecodeStepBytes together; bytes counts
+// the three arrays (STREAM's convention: two read, one written) per pass.
+void triad(benchmark::State& state) {
+  const std::size_t count = kDecodeStepBytes / 3 / sizeof(float);
+  std::vector<float> a(count), b = uniform_floats(count, -1, 1, 1), c = uniform_floats(count, -1, 1, 2);
+  const float scalar = 3.0f;
+  for (auto _ : state) {
+    float* pa = a.data();
+    const float* pb = b.data();
+    const float* pc = c.data();
+    for (std::size_t i = 0; i < count; ++i) pa[i] = pb[i] + scalar * pc[i];
+    benchmark::DoNotOptimize(a.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["bytes"] = benchmark::Counter(static_cast<double>(3 * count * sizeof(float)),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // ---- the ratio table ------------------------------------------------------------------------
 
 struct Comparison {
@@ -396,9 +473,9 @@ class RatioReporter final : public benchmark::BenchmarkReporter {
     for (const Comparison& c : comparisons_) {
       const double ours = value(c.ours, c.counter), peer = value(c.peer, c.counter);
       if (ours <= 0 || peer <= 0) continue;  // filtered out, or failed
-      const bool flops = c.counter == "flops";
-      const double scale = flops ? 1e9 : 1e6;
-      const char* unit = flops ? "GFLOP/s" : "M/s";
+      const bool flops = c.counter == "flops", bytes = c.counter == "bytes";
+      const double scale = flops || bytes ? 1e9 : 1e6;
+      const char* unit = flops ? "GFLOP/s" : bytes ? "GB/s" : "M/s";
       char row[256];
       std::snprintf(row, sizeof row, "| %s | %.4g %s | %.4g %s | %.1f%% |\n", c.label.c_str(),
                     ours / scale, unit, peer / scale, unit, 100 * ours / peer);
@@ -465,6 +542,20 @@ std::vector<Comparison> register_benchmarks() {
       comparisons.push_back({"int8 " + std::string(s.name) + " " + std::to_string(s.k) + "→" +
                                  std::to_string(s.n) + ", M " + std::to_string(m) + " (GFLOP/s)",
                              ours, peer, "flops"});
+    }
+  }
+  benchmark::RegisterBenchmark("llm/triad", triad)->Unit(benchmark::kMillisecond);
+  for (const LinearShape& s : kDecodeShapes) {
+    for (const int m : kDecodeRows) {
+      const std::string shape = std::string(s.name) + "/M:" + std::to_string(m);
+      const std::string ours = "llm/small_m_kernel/" + shape;
+      const std::string peer = "llm/onednn/" + shape;
+      benchmark::RegisterBenchmark(ours.c_str(), llm_gemm, s, m, true)->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(peer.c_str(), llm_gemm, s, m, false)->Unit(benchmark::kMicrosecond);
+      const std::string label = "llm " + std::string(s.name) + " " + std::to_string(s.k) + "→" +
+                                std::to_string(s.n) + ", M " + std::to_string(m);
+      comparisons.push_back({label + ": kernel / oneDNN (weight GB/s)", ours, peer, "bytes"});
+      comparisons.push_back({label + ": kernel / triad (GB/s)", ours, "llm/triad", "bytes"});
     }
   }
   return comparisons;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
@@ -15,6 +16,7 @@
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/gelu.hpp"
 #include "coinfer/ops/quantize.hpp"
+#include "coinfer/ops/small_m_gemm.hpp"
 
 namespace coinfer {
 
@@ -76,6 +78,13 @@ struct Int8Linear::State {
   int weight_copies = 0;              // distinct reordered weight copies among the buckets
   std::size_t weight_copy_bytes = 0;  // their bytes
   dnnl::memory scratchpad;  // user-mode, sized for the largest bucket: none allocated per call
+
+  // Small-M kernels: chunks of at most small_m_rows rows run small_m_gemm() on the shared
+  // weight copy (small_m_weights points into it) instead of a bucket's primitive.
+  int small_m_rows = 0;
+  SmallMIsa small_m_isa = SmallMIsa::none;
+  SmallMWeights small_m_weights;
+  char small_m_name[32] = "none";
 };
 
 namespace {
@@ -86,22 +95,27 @@ using dims = dnnl::memory::dims;
 // Rows per chunk of the row-by-row loops spread over the compute team.
 constexpr std::int64_t row_grain = 16;
 
+// Columns the small-M path multiplies and finishes at a time: a multiple of every kernel's
+// column grain (4, 16, 32, 64).
+constexpr int small_m_epilogue_columns = 64;
+
 // One pass of the epilogue over a row: the first pass removes the u8-shift term, dequantizes
 // and adds the bias; every pass then adds the products of up to 8 FP32 side channels
 // (`Count` of them, channel by channel in order: the loop over the columns vectorizes with the
 // channels unrolled inside it), and the last one applies ReLU when asked. A row with more
 // side channels takes several passes, 8 channels each, so that the order of the FMAs per
 // element (and so every bit) is that of one channel at a time.
+// A pass covers `cols` columns; side_weight's rows are side_stride floats apart (the layer's
+// out_features: a pass may cover part of a row).
 template <int Count, bool First, bool Relu>
-void epilogue_pass(const std::int32_t* a, int n, const std::int32_t* comp, float rs,
+void epilogue_pass(const std::int32_t* a, int cols, const std::int32_t* comp, float rs,
                    const float* col_scale, const float* bias, const float* xs,
-                   const float* side_weight, float* out) {
-  for (int c = 0; c < n; ++c) {
+                   const float* side_weight, std::size_t side_stride, float* out) {
+  for (int c = 0; c < cols; ++c) {
     float v = First ? dequantize(static_cast<float>(a[c] - comp[c]), rs, col_scale[c], bias[c])
                     : out[c];
     for (int j = 0; j < Count; ++j) {
-      v = std::fma(xs[j],
-                   side_weight[static_cast<std::size_t>(j) * static_cast<std::size_t>(n) + c], v);
+      v = std::fma(xs[j], side_weight[static_cast<std::size_t>(j) * side_stride + c], v);
     }
     out[c] = Relu ? std::max(v, 0.0f) : v;
   }
@@ -110,7 +124,7 @@ void epilogue_pass(const std::int32_t* a, int n, const std::int32_t* comp, float
 constexpr int side_channels_per_pass = 8;
 
 using EpiloguePass = void (*)(const std::int32_t*, int, const std::int32_t*, float, const float*,
-                              const float*, const float*, const float*, float*);
+                              const float*, const float*, const float*, std::size_t, float*);
 
 template <bool First, bool Relu, int... Count>
 constexpr std::array<EpiloguePass, sizeof...(Count)> epilogue_passes(
@@ -126,38 +140,45 @@ EpiloguePass epilogue_pass_for(int count) {
   return passes[static_cast<std::size_t>(count)];
 }
 
-// One row of the epilogue: as few passes as the side channels allow (one for up to 8).
-void epilogue_row(const std::int32_t* a, int n, const std::int32_t* comp, float rs,
+// One row of the epilogue over `cols` columns: as few passes as the side channels allow (one
+// for up to 8).
+void epilogue_row(const std::int32_t* a, int cols, const std::int32_t* comp, float rs,
                   const float* col_scale, const float* bias, bool relu, int side,
-                  const float* xs, const float* side_weight, float* out) {
+                  const float* xs, const float* side_weight, std::size_t side_stride,
+                  float* out) {
   int done = std::min(side, side_channels_per_pass);
   bool last = done == side;
   (last && relu ? epilogue_pass_for<true, true>(done) : epilogue_pass_for<true, false>(done))(
-      a, n, comp, rs, col_scale, bias, xs, side_weight, out);
+      a, cols, comp, rs, col_scale, bias, xs, side_weight, side_stride, out);
   while (!last) {
     const int count = std::min(side - done, side_channels_per_pass);
     last = done + count == side;
-    const float* weights =
-        side_weight + static_cast<std::size_t>(done) * static_cast<std::size_t>(n);
+    const float* weights = side_weight + static_cast<std::size_t>(done) * side_stride;
     (last && relu ? epilogue_pass_for<false, true>(count) : epilogue_pass_for<false, false>(count))(
-        a, n, comp, rs, col_scale, bias, xs + done, weights, out);
+        a, cols, comp, rs, col_scale, bias, xs + done, weights, side_stride, out);
     done += count;
   }
 }
 
-// The epilogue of m rows (above); GELU is a second pass over the row while it is in L1
-// (gelu() in a loop does not vectorize; gelu_in_place() does, with the same bits).
-// side: the number of FP32 side channels; side_x FP32 [m, side], side_weight FP32 [side, n].
-void epilogue(const std::int32_t* acc, int m, int n, const std::int32_t* comp,
+// The epilogue of m rows (above) over columns [c0, c1) of n; GELU is a second pass over the
+// row while it is in L1 (gelu() in a loop does not vectorize; gelu_in_place() does, with the
+// same bits). side: the number of FP32 side channels; side_x FP32 [m, side], side_weight FP32
+// [side, n]; acc and y are [m, n].
+void epilogue(const std::int32_t* acc, int m, int n, int c0, int c1, const std::int32_t* comp,
               const float* row_scale, const float* col_scale, const float* bias,
               Activation activation, int side, const float* side_x, const float* side_weight,
               float* y) {
+  const auto stride = static_cast<std::size_t>(n);
+  const auto first = static_cast<std::size_t>(c0);
   for (int r = 0; r < m; ++r) {
-    const auto offset = static_cast<std::size_t>(r) * static_cast<std::size_t>(n);
+    const std::size_t offset = static_cast<std::size_t>(r) * stride + first;
     const float* xs = side_x + static_cast<std::size_t>(r) * static_cast<std::size_t>(side);
-    epilogue_row(acc + offset, n, comp, row_scale[r], col_scale, bias,
-                 activation == Activation::relu, side, xs, side_weight, y + offset);
-    if (activation == Activation::gelu) gelu_in_place(y + offset, static_cast<std::size_t>(n));
+    epilogue_row(acc + offset, c1 - c0, comp + first, row_scale[r], col_scale + first,
+                 bias + first, activation == Activation::relu, side, xs, side_weight + first,
+                 stride, y + offset);
+    if (activation == Activation::gelu) {
+      gelu_in_place(y + offset, static_cast<std::size_t>(c1 - c0));
+    }
   }
 }
 
@@ -176,6 +197,34 @@ void quantize_with_side_channels(const float* x, int m, int k, std::span<const i
     }
   }
   quantize_activations_per_row_u8(x, m, k, keep, x_q, row_scale);
+}
+
+// The small-M kernels' view of oneDNN's weights memory for a [K, N] s8 matmul, if they read its
+// layout: row-major [N][K] ("ba") or the VNNI blocking "BA16a{B}b4a" (B = 16, 32, 64), whose
+// groups of 4 inputs follow each other within a column block.
+bool small_m_view(const dnnl::memory::desc& md, int k, int n, SmallMWeights& out) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.ndims != 2 || d.offset0 != 0 || d.extra.flags != 0) {
+    return false;
+  }
+  const auto& b = d.format_desc.blocking;
+  SmallMWeights w;
+  w.n = n;
+  w.k = k;
+  if (b.inner_nblks == 0 && b.strides[0] == 1 && b.strides[1] == k) {
+    w.layout = SmallMWeights::Layout::rows;
+  } else if (b.inner_nblks == 3 && b.inner_idxs[0] == 0 && b.inner_idxs[1] == 1 &&
+             b.inner_idxs[2] == 0 && b.inner_blks[2] == 4 &&
+             b.strides[0] == b.inner_blks[0] * b.inner_blks[1] * 4) {
+    w.layout = SmallMWeights::Layout::blocked;
+    w.block = static_cast<int>(b.inner_blks[1]);
+    w.block_stride = b.strides[1];
+    w.k_groups = (k + 3) / 4;
+  } else {
+    return false;
+  }
+  out = w;
+  return true;
 }
 
 // quantize_weights_per_channel with |q| <= qmax instead of 127 (same rounding).
@@ -280,7 +329,7 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
     std::copy(bias.begin(), bias.end(), s->bias.begin());
     if (options.keep_fp32_weight) s->fp32_weight.assign(weight.begin(), weight.end());
     const auto rows = static_cast<std::size_t>(gemm_rows);
-    s->x_q.resize(rows * k);
+    s->x_q.resize(rows * k + 4);  // + 4: a blocked small-M kernel reads k rounded up to 4
     s->row_scale.resize(rows);
     s->acc.resize(rows * n);
 
@@ -346,10 +395,36 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
       return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, weights_md, dst_md), attr,
                                           s->engine);
     };
-    const auto largest = make_pd(gemm_rows, any_weights_md);
+    auto largest = make_pd(gemm_rows, any_weights_md);
+    // The small-M kernels read the same copy: where they cannot read oneDNN's choice (its AVX2
+    // GEMM picks [K][N]), oneDNN is asked for the row-major layout, which that GEMM runs as fast.
+    const int small_m_rows = options.small_m_rows < 0 ? Int8LinearOptions::default_small_m_rows
+                                                      : options.small_m_rows;
+    SmallMIsa isa = small_m_rows > 0 ? detect_small_m_isa() : SmallMIsa::none;
+    if (isa == SmallMIsa::avx2 && qmax > 63) isa = SmallMIsa::none;  // would saturate
+    SmallMWeights view;
+    if (isa != SmallMIsa::none &&
+        !(small_m_view(largest.weights_desc(), in_features, out_features, view) &&
+          small_m_supports(isa, view))) {
+      try {
+        auto rows_pd = make_pd(gemm_rows, user_weights_md);
+        if (!std::string_view(rows_pd.impl_info_str()).starts_with("ref")) largest = rows_pd;
+      } catch (const dnnl::error&) {
+        // keep oneDNN's choice; no small-M kernel below
+      }
+    }
     const dnnl::memory::desc shared_md = largest.weights_desc();
     dnnl::memory shared_weights(shared_md, s->engine);
     dnnl::reorder(user_weights, shared_weights).execute(s->stream, user_weights, shared_weights);
+    if (isa != SmallMIsa::none && small_m_view(shared_md, in_features, out_features, view) &&
+        small_m_supports(isa, view)) {
+      view.data = static_cast<const std::int8_t*>(shared_weights.get_data_handle());
+      s->small_m_rows = std::min(small_m_rows, gemm_rows);
+      s->small_m_isa = isa;
+      s->small_m_weights = view;
+      std::snprintf(s->small_m_name, sizeof s->small_m_name, "%s/%s", to_string(isa),
+                    view.layout == SmallMWeights::Layout::blocked ? "blocked" : "rows");
+    }
     s->weight_copies = 1;
     s->weight_copy_bytes = shared_md.get_size();
     for (const int m : bucket_rows) {
@@ -408,8 +483,6 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
     const int rows = std::min(s->gemm_rows, m - first);
     const float* x_chunk = x + static_cast<std::size_t>(first) * static_cast<std::size_t>(s->k);
     float* y_chunk = y + static_cast<std::size_t>(first) * static_cast<std::size_t>(s->n);
-    const State::Bucket& bucket = *std::find_if(s->buckets.begin(), s->buckets.end(),
-                                                [rows](const auto& b) { return b.m >= rows; });
     // Quantization and the epilogue are row by row: spread over the compute team, as the
     // GEMM is by oneDNN.
     parallel_for(rows, row_grain, 0, [&](int, std::int64_t begin, std::int64_t end) {
@@ -425,6 +498,33 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
                                     s->row_scale.data() + begin);
       }
     });
+    if (rows <= s->small_m_rows) {
+      // The small-M kernel: the team takes the output columns in chunks, each multiplied for
+      // every row and finished by the epilogue while its accumulators are in cache. Every
+      // weight byte is read from memory once per chunk of rows.
+      const SmallMWeights& w = s->small_m_weights;
+      const int grain = small_m_column_grain(w);
+      const int tiles = (s->n + grain - 1) / grain;
+      // About four chunks per thread: even shares when a thread is slowed, few hand-overs.
+      const int chunk = std::max(1, tiles / (4 * std::max(compute_team_size(), 1)));
+      parallel_for(tiles, chunk, 0, [&](int, std::int64_t begin, std::int64_t end) {
+        const int first = static_cast<int>(begin) * grain;
+        const int last = std::min(s->n, static_cast<int>(end) * grain);
+        // 64 columns at a time: their accumulators and FP32 side-channel weights (8 KiB for
+        // 32 channels) stay in L1 while every row's epilogue reads them.
+        for (int c0 = first; c0 < last; c0 += small_m_epilogue_columns) {
+          const int c1 = std::min(last, c0 + small_m_epilogue_columns);
+          small_m_gemm(s->small_m_isa, w, s->x_q.data(), rows, s->k, c0, c1, s->acc.data(), s->n);
+          epilogue(s->acc.data(), rows, s->n, c0, c1, s->comp.data(), s->row_scale.data(),
+                   s->col_scale.data(), s->bias.data(), s->activation,
+                   static_cast<int>(s->side_channels.size()), s->side_x.data(),
+                   s->side_weight.data(), y_chunk);
+        }
+      });
+      continue;
+    }
+    const State::Bucket& bucket = *std::find_if(s->buckets.begin(), s->buckets.end(),
+                                                [rows](const auto& b) { return b.m >= rows; });
     // Rows rows..bucket.m-1 hold whatever an earlier, larger chunk left: their results are
     // ignored.
 
@@ -449,7 +549,8 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
       const auto first_row = static_cast<std::size_t>(begin);
       const auto side = s->side_channels.size();
       epilogue(s->acc.data() + first_row * static_cast<std::size_t>(s->n),
-               static_cast<int>(end - begin), s->n, s->comp.data(), s->row_scale.data() + begin,
+               static_cast<int>(end - begin), s->n, 0, s->n, s->comp.data(),
+               s->row_scale.data() + begin,
                s->col_scale.data(), s->bias.data(), s->activation, static_cast<int>(side),
                s->side_x.data() + first_row * side, s->side_weight.data(),
                y_chunk + first_row * static_cast<std::size_t>(s->n));
@@ -487,6 +588,12 @@ std::span<const float> Int8Linear::weight_scales() const noexcept {
 std::span<const float> Int8Linear::bias() const noexcept {
   if (!state_) return {};
   return state_->bias;
+}
+const char* Int8Linear::small_m_kernel() const noexcept {
+  return state_ ? state_->small_m_name : "none";
+}
+int Int8Linear::small_m_rows() const noexcept {
+  return state_ ? state_->small_m_rows : 0;
 }
 int Int8Linear::weight_copies() const noexcept {
   return state_ ? state_->weight_copies : 0;

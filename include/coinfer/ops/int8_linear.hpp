@@ -32,6 +32,13 @@ struct Int8LinearOptions {
   // per channel). Distinct, in 0..in_features-1; usually a handful or none.
   std::span<const int> fp32_input_channels = {};
   bool keep_fp32_weight = false;  // keep the FP32 masters (fp32_weight()) for a reference path
+  // Chunks of at most this many rows (a language model's decode steps) run through coinfer's
+  // own small-M kernels (small_m_gemm.hpp), with the epilogue fused, instead of oneDNN: on the
+  // same weight copy, when the CPU has a kernel for the layout oneDNN chose (AVX-512 VNNI for
+  // its blocked VNNI layout, AVX2 or AVX-512 VNNI for row-major weights). -1: the default
+  // (default_small_m_rows); 0: oneDNN for every chunk.
+  int small_m_rows = -1;
+  static constexpr int default_small_m_rows = 16;
 };
 
 // A fully connected layer y = act(x W^T + b) run in INT8 on the CPU (oneDNN):
@@ -40,6 +47,8 @@ struct Int8LinearOptions {
 // - u8 (activations +128) x s8 -> s32 GEMM, then an epilogue over each row while it is in cache:
 //     y[m][n] = act((acc[m][n] - 128 * sum_k W_q[n][k]) * row_scale[m] * col_scale[n] + b[n])
 //   (plus, before act, the FP32 products of fp32_input_channels, if any).
+// Chunks of few rows run coinfer's small-M kernels instead of the oneDNN GEMM (see
+// Int8LinearOptions::small_m_rows), on the same weights, with the same exact INT32 sums.
 // Every buffer forward() touches (quantized x, row scales, accumulator, oneDNN scratchpad)
 // is allocated at create() for max_gemm_rows rows; forward() allocates nothing and creates no
 // oneDNN primitive. One instance is never run concurrently; distinct instances may be.
@@ -83,6 +92,10 @@ class Int8Linear {
   std::span<const float> weight_scales() const noexcept;  // FP32 [out_features]
   std::span<const float> bias() const noexcept;           // FP32 [out_features] (zeros if none)
   std::span<const float> fp32_weight() const noexcept;    // [out, in]; empty unless kept
+  // The small-M kernel the layer runs ("avx512_vnni/blocked", "avx2/rows", ...) or "none",
+  // and the most rows a chunk may have to run through it (0 with none).
+  const char* small_m_kernel() const noexcept;
+  int small_m_rows() const noexcept;
   // Reordered INT8 weight copies the buckets hold: 1, unless a batch size's kernel could not
   // take the layout the largest bucket chose.
   int weight_copies() const noexcept;

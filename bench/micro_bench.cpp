@@ -316,7 +316,7 @@ constexpr int kBatchRows[] = {1, 8, 64};
 constexpr LinearShape kDecodeShapes[] = {
     {"smollm2.qkv", 576, 960, Activation::none, 32},
     {"smollm2.attention", 576, 576, Activation::none, 32},
-    {"smollm2.gate_up", 576, 3072, Activation::none, 0},
+    {"smollm2.gate_up", 576, 3072, Activation::none, 32},
     {"smollm2.down", 1536, 576, Activation::none, 32},
     {"smollm2.head", 576, 49152, Activation::none, 32},
 };

@@ -30,7 +30,7 @@ int fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   // Idle compute threads sleep rather than spin: they share cores with the I/O threads.
-  ensure_passive_compute_wait(argv);
+  ensure_compute_wait_policy(argv, ComputeWait::passive);
   if (argc < 3) {
     return fail("usage: MODEL_DIR SENTENCES_FILE [--threads N] [--batch B] [--seconds S] "
                 "[--precision int8|fp32]");

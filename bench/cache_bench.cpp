@@ -496,7 +496,7 @@ int index_bench(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ensure_passive_compute_wait(argv);
+  ensure_compute_wait_policy(argv, ComputeWait::passive);
   if (argc >= 4 && std::string(argv[1]) == "quality") return quality(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "index") return index_bench(argc, argv);
   return fail(

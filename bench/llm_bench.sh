@@ -34,7 +34,10 @@
 #   SMOLLM2_GGUF (the model; default: found in the python3 on PATH), PYTHON (python3),
 #   LLM_BENCH_THREADS (llama-server -t/-tb, default 2), LLM_BENCH_CTX_PER_SLOT (1024),
 #   LLM_BENCH_RETRIES (measure a run again when other processes took > 10 % of the CPU, up
-#   to this many times; default 2).
+#   to this many times; default 2), LLM_BENCH_LLAMA_ARGS (more llama-server arguments).
+# On a CPU that lists AMX but whose hypervisor does not let ggml use it (SIGILL on `tilezero`
+# at the first request), ggml's AMX kernels are its repacked weights: the script passes
+# --no-repack there (ggml then runs its AVX-512 kernels), and says so.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -149,15 +152,26 @@ print(os.path.join(spec.submodule_search_locations[0], "SmolLM2-135M-Instruct.Q4
   [[ -f $gguf ]] || die "$gguf does not exist"
   log "llama.cpp: $("$LLAMA_SERVER" --version 2>&1 | grep '^version' || true), model $gguf"
   IFS=, read -ra cs <<<"$concurrency"
+  llama_args=(${LLM_BENCH_LLAMA_ARGS:-})
   for c in "${cs[@]}"; do
     port=$(free_port)
     server_args=(-m "$gguf" -t "$threads" -tb "$threads" -np "$c" -c $((c * ctx_per_slot))
-      --host 127.0.0.1 --port "$port" --no-webui -a smollm2)
+      --host 127.0.0.1 --port "$port" --no-webui -a smollm2 "${llama_args[@]}")
     log "llama.cpp: llama-server ${server_args[*]}"
     setsid "$LLAMA_SERVER" "${server_args[@]}" >"$TMP/llama-server.$c.log" 2>&1 &
     SERVER_PID=$!
-    wait_http "http://127.0.0.1:$port/health" 120 ||
-      die "llama-server did not come up; log: $(tail -5 "$TMP/llama-server.$c.log")"
+    if ! wait_http "http://127.0.0.1:$port/health" 120; then
+      # ggml's AMX kernels stopped by the hypervisor (see the header): its AVX-512 ones.
+      if grep -qw amx_tile /proc/cpuinfo && [[ " ${llama_args[*]} " != *" --no-repack "* ]]; then
+        log "llama.cpp: llama-server did not come up on this AMX CPU; again with --no-repack"
+        llama_args+=(--no-repack)
+        server_args+=(--no-repack)
+        setsid "$LLAMA_SERVER" "${server_args[@]}" >"$TMP/llama-server.$c.log" 2>&1 &
+        SERVER_PID=$!
+      fi
+      wait_http "http://127.0.0.1:$port/health" 120 ||
+        die "llama-server did not come up; log: $(tail -5 "$TMP/llama-server.$c.log")"
+    fi
     measure llama.cpp "http://127.0.0.1:$port" "$c"
     kill -0 "$SERVER_PID" 2>/dev/null || die "llama-server died during the run"
     stop_server

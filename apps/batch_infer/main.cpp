@@ -77,7 +77,7 @@ std::string progress_line(const JobProgress& p, double elapsed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ensure_passive_compute_wait(argv);
+  ensure_compute_wait_policy(argv, ComputeWait::passive);
   CLI::App cli{"coinfer-batch: offline batch inference (JSONL, CSV, .npy, PostgreSQL)"};
   std::string config_path = "configs/default.toml", model_name, input, format = "auto", query;
   std::string output, output_format = "jsonl", table, shard_text = "0/1", progress = "auto";

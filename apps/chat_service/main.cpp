@@ -33,8 +33,9 @@ namespace asio = boost::asio;
 using namespace coinfer;
 
 int main(int argc, char** argv) {
-  // Idle compute threads sleep rather than spin: they share cores with the I/O thread.
-  ensure_passive_compute_wait(argv);
+  // The language model's decode steps are hundreds of short parallel regions: the compute
+  // team spins briefly between them rather than sleeping (ops/compute_threads.hpp).
+  ensure_compute_wait_policy(argv, ComputeWait::short_spin);
   CLI::App cli{"chat_service: an LLM with continuous batching and token streaming"};
   std::string config_path = "configs/chat_service.toml";
   std::optional<std::uint16_t> port;
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
   }
   if (port) config.server.port = *port;
   coinfer::log::configure("chat", config.log);  // level, text or JSON, access log
-  spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
+  coinfer::log::effective_config(config_path, config);
 
   // The repository (and with it each engine's thread) goes before the io_context it posts to.
   asio::io_context io(config.server.io_threads);

@@ -102,7 +102,7 @@ asio::awaitable<void> classify(Endpoint& endpoint, const net::HttpRequest& req,
 
 int main(int argc, char** argv) {
   // Idle compute threads sleep rather than spin: they share cores with the I/O threads.
-  ensure_passive_compute_wait(argv);
+  ensure_compute_wait_policy(argv, ComputeWait::passive);
   CLI::App cli{"classifier_service: digits classifier with dynamic batching"};
   std::string config_path = "configs/classifier_service.toml";
   std::optional<std::uint16_t> port;
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   coinfer::log::configure("classifier", config.log);  // level, text or JSON, access log
-  spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
+  coinfer::log::effective_config(config_path, config);
 
   // The model: weights quantized to INT8 once, here, before the first request.
   std::unique_ptr<Mlp> mlp;

@@ -31,7 +31,7 @@ using namespace coinfer;
 
 int main(int argc, char** argv) {
   // Idle compute threads sleep rather than spin: they share cores with the I/O threads.
-  ensure_passive_compute_wait(argv);
+  ensure_compute_wait_policy(argv, ComputeWait::passive);
   CLI::App cli{"embedding_service: sentence embeddings with ragged dynamic batching"};
   std::string config_path = "configs/embedding_service.toml";
   std::optional<std::uint16_t> port;
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   }
   if (port) config.server.port = *port;
   coinfer::log::configure("embedding", config.log);  // level, text or JSON, access log
-  spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
+  coinfer::log::effective_config(config_path, config);
 
   // Destroyed in reverse: the executor joins before the endpoints it runs go.
   asio::io_context io(config.server.io_threads);

@@ -29,8 +29,9 @@ namespace asio = boost::asio;
 using namespace coinfer;
 
 int main(int argc, char** argv) {
-  // Idle compute threads sleep rather than spin: they share cores with the I/O threads.
-  ensure_passive_compute_wait(argv);
+  // The language model's decode steps are hundreds of short parallel regions: the compute
+  // team spins briefly between them rather than sleeping (ops/compute_threads.hpp).
+  ensure_compute_wait_policy(argv, ComputeWait::short_spin);
   CLI::App cli{"coinfer-serve: serve models over the Open Inference Protocol v2"};
   std::string config_path = "configs/default.toml";
   std::optional<std::string> host;
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   coinfer::log::configure("coinfer", config.log);  // level, text or JSON, access log
-  spdlog::info("effective config ({}):\n{}", config_path, to_toml(config));
+  coinfer::log::effective_config(config_path, config);
 
   // Destroyed in reverse: the executor joins its threads before the endpoints it runs go.
   asio::io_context io(config.server.io_threads);

@@ -2,6 +2,7 @@
 
 #include "coinfer/core/access.hpp"
 
+#include <sched.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace coinfer {
 namespace {
@@ -415,7 +417,7 @@ Status parse_config(std::string_view toml_text, Config& out) {
   if (const auto* compute = r.table("compute")) {
     TableReader c(*compute, "compute.");
     c.integer("threads", out.compute.threads);
-    if (out.compute.threads < 1) c.fail("threads", "must be at least 1");
+    if (out.compute.threads < 0) c.fail("threads", "must be at least 1, or 0 for every usable core");
     if (auto s = c.finish(); !s.ok()) return s;
   }
   if (const auto* cache = r.table("cache")) {
@@ -435,7 +437,32 @@ Status parse_config(std::string_view toml_text, Config& out) {
       out.models.push_back(std::move(model));
     }
   }
+  if (out.compute.threads == 0) {
+    out.compute.threads = usable_cores();
+    out.compute.threads_from_cores = true;
+  }
   return r.finish();
+}
+
+int usable_cores() noexcept {
+  int cores = 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
+  if (cores < 1) cores = static_cast<int>(std::thread::hardware_concurrency());
+  // A container's CPU limit (cgroup v2): "max 100000" when unlimited, else "QUOTA PERIOD".
+  std::ifstream quota_file("/sys/fs/cgroup/cpu.max");
+  std::string quota;
+  long long period = 0;
+  if (quota_file >> quota >> period && quota != "max" && period > 0) {
+    try {
+      const long long q = std::stoll(quota);
+      if (q > 0) cores = std::min<long long>(cores, (q + period - 1) / period);
+    } catch (const std::exception&) {
+      // unreadable: the affinity mask stands
+    }
+  }
+  return std::max(cores, 1);
 }
 
 namespace {

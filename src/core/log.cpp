@@ -122,6 +122,14 @@ spdlog::level::level_enum to_spdlog(Level level) {
 
 }  // namespace
 
+void effective_config(std::string_view path, const Config& config) {
+  spdlog::info("effective config ({}):\n{}", path, to_toml(config));
+  spdlog::info("compute threads: {}{}", config.compute.threads,
+               config.compute.threads_from_cores
+                   ? " (every usable core; [compute] threads in the config sets another number)"
+                   : " ([compute] threads)");
+}
+
 void configure(std::string_view name, const LogConfig& config) {
   const std::string logger_name(name);
   spdlog::drop(logger_name);

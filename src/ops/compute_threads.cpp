@@ -85,14 +85,22 @@ void set_compute_threads(int n) noexcept {
   if (openmp().set_num_threads) openmp().set_num_threads(std::max(n, 1));
 }
 
-void ensure_passive_compute_wait(char** argv) noexcept {
-  if (!openmp().parallel || std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+void ensure_compute_wait_policy(char** argv, ComputeWait wait) noexcept {
+  if (!openmp().parallel || std::getenv("OMP_WAIT_POLICY") != nullptr ||
+      std::getenv("GOMP_SPINCOUNT") != nullptr) {
+    return;
+  }
+  const bool spin = wait == ComputeWait::short_spin;
+  if (setenv("OMP_WAIT_POLICY", spin ? "active" : "passive", 1) != 0 ||
+      (spin && setenv("GOMP_SPINCOUNT", "2000", 1) != 0)) {
+    return;
+  }
   execv("/proc/self/exe", argv);
-  // Still here: the process runs on with the runtime's default (spinning) policy.
+  // Still here: the process runs on with the runtime's default policy.
   const int error = errno;
   unsetenv("OMP_WAIT_POLICY");
-  std::fprintf(stderr, "coinfer: could not re-run with OMP_WAIT_POLICY=passive: %s\n",
+  unsetenv("GOMP_SPINCOUNT");
+  std::fprintf(stderr, "coinfer: could not re-run with the compute wait policy set: %s\n",
                std::strerror(error));
 }
 

@@ -99,18 +99,29 @@ class ScopedEnv {
 
 }  // namespace
 
-TEST_CASE("the compute team sleeps at its barriers unless the environment chose a policy") {
+TEST_CASE("the compute team spins briefly at its barriers unless the environment chose a policy") {
   {
     ScopedEnv unset("OMP_WAIT_POLICY", std::nullopt);
-    ServeProcess serve;  // re-runs itself with the variable set, same pid, then listens
-    CHECK(environment_of(serve.pid(), "OMP_WAIT_POLICY") == "passive");
+    ScopedEnv unset_spin("GOMP_SPINCOUNT", std::nullopt);
+    ServeProcess serve;  // re-runs itself with the variables set, same pid, then listens
+    CHECK(environment_of(serve.pid(), "OMP_WAIT_POLICY") == "active");
+    CHECK(environment_of(serve.pid(), "GOMP_SPINCOUNT") == "2000");
     Client client(serve.port());
     CHECK(client.post("/v2/models/identity/infer", infer_body(4)).status == 200);
   }
   {
-    ScopedEnv chosen("OMP_WAIT_POLICY", "active");
+    ScopedEnv chosen("OMP_WAIT_POLICY", "passive");
+    ScopedEnv unset_spin("GOMP_SPINCOUNT", std::nullopt);
     ServeProcess serve;
-    CHECK(environment_of(serve.pid(), "OMP_WAIT_POLICY") == "active");
+    CHECK(environment_of(serve.pid(), "OMP_WAIT_POLICY") == "passive");
+    CHECK(environment_of(serve.pid(), "GOMP_SPINCOUNT") == std::nullopt);
+  }
+  {
+    ScopedEnv unset("OMP_WAIT_POLICY", std::nullopt);
+    ScopedEnv chosen_spin("GOMP_SPINCOUNT", "100");
+    ServeProcess serve;
+    CHECK(environment_of(serve.pid(), "OMP_WAIT_POLICY") == std::nullopt);
+    CHECK(environment_of(serve.pid(), "GOMP_SPINCOUNT") == "100");
   }
 }
 

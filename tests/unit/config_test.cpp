@@ -4,8 +4,10 @@
 #include "coinfer/generation/engine.hpp"
 #include "coinfer/generation/llm_kind.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -18,6 +20,26 @@ TEST_CASE("an empty config gives every default") {
   CHECK(config.server.port == 8000);
   CHECK(config.server.max_body_bytes == 16 * 1024 * 1024);
   CHECK(config.models.empty());
+}
+
+TEST_CASE("compute threads default to every usable core, and a number in the file stands") {
+  const int cores = usable_cores();
+  CHECK(cores >= 1);
+  CHECK(cores <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  Config config;
+  REQUIRE(parse_config("", config).ok());
+  CHECK(config.compute.threads == cores);
+  CHECK(config.compute.threads_from_cores);
+  REQUIRE(parse_config("[compute]\nthreads = 0\n", config).ok());
+  CHECK(config.compute.threads == cores);
+  Config three;
+  REQUIRE(parse_config("[compute]\nthreads = 3\n", three).ok());
+  CHECK(three.compute.threads == 3);
+  CHECK_FALSE(three.compute.threads_from_cores);
+  Config bad;
+  const Status status = parse_config("[compute]\nthreads = -1\n", bad);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.message().find("compute.threads") != std::string::npos);
 }
 
 TEST_CASE("fields and models are read") {

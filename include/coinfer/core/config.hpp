@@ -108,8 +108,16 @@ struct ModelConfig {
 
 // [compute]: the CPU executor's pool, separate from the I/O threads.
 struct ComputeConfig {
-  int threads = 1;  // oneDNN is told the same number
+  // The compute team (oneDNN is told the same number). 0 in the file, or the key left out:
+  // every core this process may run on (usable_cores()), as llama.cpp and oneDNN default to;
+  // load_config() resolves it, so users of a loaded Config always see >= 1.
+  int threads = 0;
+  bool threads_from_cores = false;  // set by load_config() when it resolved 0
 };
+
+// The cores this process may run on: its CPU affinity mask, capped by a cgroup v2 CPU quota
+// (cpu.max, rounded up) where one is set. At least 1.
+int usable_cores() noexcept;
 
 // [auth.tenants.NAME]: one API key and what it may do.
 struct TenantConfig {

@@ -27,6 +27,10 @@ void configure(std::string_view name, const LogConfig& config);
 // Logs `message` with `fields` at `level` (dropped below the configured level).
 void event(Level level, std::string_view message, std::initializer_list<Field> fields);
 
+// Logs the config a service runs with (to_toml) and its compute team: the number of threads
+// and whether [compute] threads set it or every usable core did.
+void effective_config(std::string_view path, const Config& config);
+
 // Whether [log] access is on: the HTTP server writes an access line per request.
 bool access_enabled() noexcept;
 

@@ -15,18 +15,30 @@ void set_compute_threads(int n) noexcept;
 // set_compute_threads sized it; 1 when there is none.
 int compute_team_size() noexcept;
 
-// Makes the compute team's idle threads sleep (OpenMP's OMP_WAIT_POLICY=passive) unless the
-// environment already chose a policy. libgomp reads the variable once, when it is loaded,
-// before main runs, so the only way to set it from inside a program is to set it and run the
-// program again: this replaces the process with argv[0]'s executable (/proc/self/exe, same
-// pid, same arguments) and returns only when no re-exec is needed or it failed. Call it first
-// thing in main, before any thread starts. A no-op when oneDNN does not use OpenMP.
-//
-// Why passive: a spinning team thread that reached a barrier holds its core while the thread
-// it waits for cannot get one, so a team sharing cores with anything else (the server's own
-// I/O threads, a load generator, another process) falls to a tenth of its throughput;
-// sleeping at the barrier costs nothing measurable on idle cores (docs/BENCHMARKS.md).
-void ensure_passive_compute_wait(char** argv) noexcept;
+// How the compute team's idle threads wait for the next parallel region.
+enum class ComputeWait {
+  // Sleep at once (OMP_WAIT_POLICY=passive). A spinning team thread that reached a barrier
+  // holds its core while the thread it waits for cannot get one, so a team sharing cores with
+  // anything else (the server's own I/O threads, a load generator, another process) falls to a
+  // tenth of its throughput; sleeping costs nothing measurable on idle cores. For services
+  // whose requests are short and whose I/O thread has much to do (embeddings, classifiers).
+  passive,
+  // Spin briefly, then sleep (OMP_WAIT_POLICY=active with GOMP_SPINCOUNT=2000: libgomp spins
+  // at most that many rounds, and at most 1000 when the process has more OpenMP threads than
+  // cores). A language model's decode step is a few hundred short parallel regions back to
+  // back; waking a sleeping thread for each cost 20-30% of one stream's tokens per second
+  // (docs/BENCHMARKS.md).
+  short_spin,
+};
+
+// Sets the compute team's wait policy (above) unless the environment already chose one
+// (OMP_WAIT_POLICY or GOMP_SPINCOUNT set). libgomp reads the variables once, when it is
+// loaded, before main runs, so the only way to set them from inside a program is to set them
+// and run the program again: this replaces the process with argv[0]'s executable
+// (/proc/self/exe, same pid, same arguments) and returns only when no re-exec is needed or it
+// failed. Call it first thing in main, before any thread starts. A no-op when oneDNN does not
+// use OpenMP.
+void ensure_compute_wait_policy(char** argv, ComputeWait wait) noexcept;
 
 namespace detail {
 using ChunkFn = void (*)(void* body, int thread, std::int64_t begin, std::int64_t end);

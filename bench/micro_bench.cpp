@@ -49,6 +49,7 @@
 #include "coinfer/batching/dynamic_batcher.hpp"
 #include "coinfer/core/tensor.hpp"
 #include "coinfer/models/identity_model.hpp"
+#include "coinfer/models/llama.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/protocol/oip_decoder.hpp"
@@ -394,7 +395,7 @@ void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
   Int8LinearOptions options;
   options.max_batch = 8;
   options.fp32_input_channels = channels;
-  options.small_m_rows = kernel ? -1 : 0;
+  options.small_m_rows = kernel ? LlamaOptions{}.small_m_rows : 0;  // as LlamaModel runs them
   std::vector<Int8Linear> layers(copies);
   for (std::size_t i = 0; i < copies; ++i) {
     const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, static_cast<unsigned>(i + 1));

@@ -60,6 +60,10 @@ struct LlamaOptions {
   std::vector<std::int32_t> calibration_tokens;
   float outlier_ratio = 2.0f;
   int max_outlier_channels = 128;
+  // INT8: steps of at most this many tokens run coinfer's small-M kernels instead of oneDNN
+  // (Int8LinearOptions::small_m_rows). A decode step reads every weight from memory (134 MB
+  // for SmolLM2), where the kernels match or beat oneDNN up to 16 rows.
+  int small_m_rows = 16;
 };
 
 // One sequence's part of a forward step: tokens [token_begin, token_begin + token_count) of

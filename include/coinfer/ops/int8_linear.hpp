@@ -36,9 +36,11 @@ struct Int8LinearOptions {
   // own small-M kernels (small_m_gemm.hpp), with the epilogue fused, instead of oneDNN: on the
   // same weight copy, when the CPU has a kernel for the layout oneDNN chose (AVX-512 VNNI for
   // its blocked VNNI layout, AVX2 or AVX-512 VNNI for row-major weights). -1: the default
-  // (default_small_m_rows); 0: oneDNN for every chunk.
+  // (default_small_m_rows); 0: oneDNN for every chunk. The default suits weights that stay
+  // in cache between calls (where oneDNN's VNNI/AMX kernels win from M ~ 4 on); a model that
+  // streams its weights from memory every step (a language model's decode) gains up to 16.
   int small_m_rows = -1;
-  static constexpr int default_small_m_rows = 16;
+  static constexpr int default_small_m_rows = 4;
 };
 
 // A fully connected layer y = act(x W^T + b) run in INT8 on the CPU (oneDNN):

@@ -444,7 +444,9 @@ Status parse_config(std::string_view toml_text, Config& out) {
   return r.finish();
 }
 
-int usable_cores() noexcept {
+namespace {
+
+int count_usable_cores() noexcept {
   int cores = 0;
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -463,6 +465,13 @@ int usable_cores() noexcept {
     }
   }
   return std::max(cores, 1);
+}
+
+}  // namespace
+
+int usable_cores() noexcept {
+  static const int cores = count_usable_cores();  // once: every config parse asks
+  return cores;
 }
 
 namespace {

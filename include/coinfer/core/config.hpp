@@ -116,7 +116,7 @@ struct ComputeConfig {
 };
 
 // The cores this process may run on: its CPU affinity mask, capped by a cgroup v2 CPU quota
-// (cpu.max, rounded up) where one is set. At least 1.
+// (cpu.max, rounded up) where one is set, as found the first time it is asked. At least 1.
 int usable_cores() noexcept;
 
 // [auth.tenants.NAME]: one API key and what it may do.

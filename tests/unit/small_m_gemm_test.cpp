@@ -121,7 +121,7 @@ TEST_CASE("small-M kernels give the exact int32 sums for row-major weights") {
   }
 }
 
-TEST_CASE("small-M kernels give the exact int32 sums for oneDNN's blocked VNNI weights") {
+TEST_CASE("small-M kernels give the exact int32 sums for oneDNN's blocked weights (needs AVX-512 VNNI)") {
   if (detect_small_m_isa() != SmallMIsa::avx512_vnni) {
     MESSAGE("SKIPPED: this CPU has no AVX-512 VNNI (the blocked layout's only kernel)");
     return;

@@ -144,7 +144,10 @@ class Linear {
     int8.max_batch = max_rows;
     int8.max_gemm_rows = std::min(max_rows, 128);
     int8.fp32_input_channels = outliers_;
-    if (options) int8.small_m_rows = options->small_m_rows;
+    if (options) {
+      int8.small_m_rows = options->small_m_rows;
+      int8.fp16_side_weights = options->fp16_side_weights;
+    }
     return Int8Linear::create(weight, bias, out, in, Activation::none, int8, l);
   }
   Status forward(const float* x, int m, float* y) {

@@ -1,5 +1,7 @@
 #include "coinfer/ops/int8_linear.hpp"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -56,6 +58,8 @@ struct Int8Linear::State {
 
   std::vector<int> side_channels;  // the FP32 input channels c_j, ascending; usually empty
   std::vector<float> side_weight;  // FP32 [channels, n]: W[:, c_j] transposed, one row per c_j
+  std::vector<std::uint16_t> side_half;  // the same in FP16 instead, when asked (side_weight
+                                         // is then empty)
   std::vector<float> side_x;       // FP32 [gemm_rows, channels]: x[m][c_j] of the chunk
   std::vector<std::uint32_t> keep;  // [k]: 0 at the side channels, all ones elsewhere (the
                                     // channels that set a row's activation scale)
@@ -160,22 +164,86 @@ void epilogue_row(const std::int32_t* a, int cols, const std::int32_t* comp, flo
   }
 }
 
+// FP16 side-channel weights (Int8LinearOptions::fp16_side_weights): after a first pass that
+// dequantizes, passes of up to 8 channels add x[m][c_j] * W[n][c_j] with W widened from FP16
+// (F16C, eight columns at a time; the same fused multiply-adds, channel by channel, in the
+// tail), then ReLU on the last when asked.
+template <int Count, bool Relu>
+void side_pass_half(int cols, const float* xs, const std::uint16_t* sw, std::size_t stride,
+                    float* out) {
+  int c = 0;
+  for (; c + 8 <= cols; c += 8) {
+    __m256 v = _mm256_loadu_ps(out + c);
+    for (int j = 0; j < Count; ++j) {
+      const __m128i h = _mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(sw + static_cast<std::size_t>(j) * stride + c));
+      v = _mm256_fmadd_ps(_mm256_set1_ps(xs[j]), _mm256_cvtph_ps(h), v);
+    }
+    if (Relu) v = _mm256_max_ps(v, _mm256_setzero_ps());
+    _mm256_storeu_ps(out + c, v);
+  }
+  for (; c < cols; ++c) {
+    float v = out[c];
+    for (int j = 0; j < Count; ++j) {
+      v = std::fma(xs[j], _cvtsh_ss(sw[static_cast<std::size_t>(j) * stride + c]), v);
+    }
+    out[c] = Relu ? std::max(v, 0.0f) : v;
+  }
+}
+
+using SidePassHalf = void (*)(int, const float*, const std::uint16_t*, std::size_t, float*);
+
+template <bool Relu, int... Count>
+constexpr std::array<SidePassHalf, sizeof...(Count)> side_passes_half(
+    std::integer_sequence<int, Count...>) {
+  return {&side_pass_half<Count, Relu>...};
+}
+
+template <bool Relu>
+SidePassHalf side_pass_half_for(int count) {
+  static constexpr auto passes = side_passes_half<Relu>(
+      std::make_integer_sequence<int, side_channels_per_pass + 1>{});
+  return passes[static_cast<std::size_t>(count)];
+}
+
+void epilogue_row_half(const std::int32_t* a, int cols, const std::int32_t* comp, float rs,
+                       const float* col_scale, const float* bias, bool relu, int side,
+                       const float* xs, const std::uint16_t* side_weight, std::size_t side_stride,
+                       float* out) {
+  (relu && side == 0 ? epilogue_pass_for<true, true>(0) : epilogue_pass_for<true, false>(0))(
+      a, cols, comp, rs, col_scale, bias, xs, nullptr, side_stride, out);
+  for (int done = 0; done < side;) {
+    const int count = std::min(side - done, side_channels_per_pass);
+    const bool last = done + count == side;
+    (last && relu ? side_pass_half_for<true>(count) : side_pass_half_for<false>(count))(
+        cols, xs + done, side_weight + static_cast<std::size_t>(done) * side_stride, side_stride,
+        out);
+    done += count;
+  }
+}
+
 // The epilogue of m rows (above) over columns [c0, c1) of n; GELU is a second pass over the
 // row while it is in L1 (gelu() in a loop does not vectorize; gelu_in_place() does, with the
 // same bits). side: the number of FP32 side channels; side_x FP32 [m, side], side_weight FP32
-// [side, n]; acc and y are [m, n].
+// [side, n] (or, when side_half is not null, side_half FP16 [side, n]); acc and y are [m, n].
 void epilogue(const std::int32_t* acc, int m, int n, int c0, int c1, const std::int32_t* comp,
               const float* row_scale, const float* col_scale, const float* bias,
               Activation activation, int side, const float* side_x, const float* side_weight,
-              float* y) {
+              const std::uint16_t* side_half, float* y) {
   const auto stride = static_cast<std::size_t>(n);
   const auto first = static_cast<std::size_t>(c0);
   for (int r = 0; r < m; ++r) {
     const std::size_t offset = static_cast<std::size_t>(r) * stride + first;
     const float* xs = side_x + static_cast<std::size_t>(r) * static_cast<std::size_t>(side);
-    epilogue_row(acc + offset, c1 - c0, comp + first, row_scale[r], col_scale + first,
-                 bias + first, activation == Activation::relu, side, xs, side_weight + first,
-                 stride, y + offset);
+    if (side_half != nullptr) {
+      epilogue_row_half(acc + offset, c1 - c0, comp + first, row_scale[r], col_scale + first,
+                        bias + first, activation == Activation::relu, side, xs,
+                        side_half + first, stride, y + offset);
+    } else {
+      epilogue_row(acc + offset, c1 - c0, comp + first, row_scale[r], col_scale + first,
+                   bias + first, activation == Activation::relu, side, xs, side_weight + first,
+                   stride, y + offset);
+    }
     if (activation == Activation::gelu) {
       gelu_in_place(y + offset, static_cast<std::size_t>(c1 - c0));
     }
@@ -353,6 +421,13 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
       }
       int8_weight = masked_weight;
     }
+    if (options.fp16_side_weights && !s->side_weight.empty()) {
+      s->side_half.resize(s->side_weight.size());
+      for (std::size_t i = 0; i < s->side_weight.size(); ++i) {
+        s->side_half[i] = _cvtss_sh(s->side_weight[i], _MM_FROUND_TO_NEAREST_INT);
+      }
+      s->side_weight = {};
+    }
 
     // W quantized: INT8 [n, k] row-major, the layout the user-side weights memory describes.
     std::vector<std::int8_t> w_q(n * k);
@@ -479,6 +554,7 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
     return Status::invalid("Int8Linear: batch of " + std::to_string(m) + " rows, expected 1.." +
                            std::to_string(s->max_batch));
   }
+  const std::uint16_t* side_half = s->side_half.empty() ? nullptr : s->side_half.data();
   for (int first = 0; first < m; first += s->gemm_rows) {
     const int rows = std::min(s->gemm_rows, m - first);
     const float* x_chunk = x + static_cast<std::size_t>(first) * static_cast<std::size_t>(s->k);
@@ -518,7 +594,7 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
           epilogue(s->acc.data(), rows, s->n, c0, c1, s->comp.data(), s->row_scale.data(),
                    s->col_scale.data(), s->bias.data(), s->activation,
                    static_cast<int>(s->side_channels.size()), s->side_x.data(),
-                   s->side_weight.data(), y_chunk);
+                   s->side_weight.data(), side_half, y_chunk);
         }
       });
       continue;
@@ -552,7 +628,7 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
                static_cast<int>(end - begin), s->n, 0, s->n, s->comp.data(),
                s->row_scale.data() + begin,
                s->col_scale.data(), s->bias.data(), s->activation, static_cast<int>(side),
-               s->side_x.data() + first_row * side, s->side_weight.data(),
+               s->side_x.data() + first_row * side, s->side_weight.data(), side_half,
                y_chunk + first_row * static_cast<std::size_t>(s->n));
     });
   }
@@ -603,6 +679,7 @@ std::size_t Int8Linear::weight_bytes() const noexcept {
   const State& s = *state_;
   return s.weight_copy_bytes +
          sizeof(float) * (s.col_scale.size() + s.bias.size() + s.side_weight.size()) +
+         sizeof(std::uint16_t) * s.side_half.size() +
          sizeof(std::int32_t) * s.comp.size();
 }
 std::span<const float> Int8Linear::fp32_weight() const noexcept {

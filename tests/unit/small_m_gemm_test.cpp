@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -169,7 +170,9 @@ TEST_CASE("int8 linear gives the same bits through the small-M kernel and throug
                         {960, 576, 9, Activation::none},
                         {70, 100, 3, Activation::relu},
                         {384, 1536, 20, Activation::gelu}};
+  for (const bool half : {false, true})
   for (const Case& c : cases) {
+    CAPTURE(half);
     const auto w = random_normal(std::size_t(c.n) * c.k, 3, 0.05f);
     const auto b = random_normal(std::size_t(c.n), 4, 0.1f);
     std::vector<int> channels;
@@ -180,6 +183,7 @@ TEST_CASE("int8 linear gives the same bits through the small-M kernel and throug
     options.max_batch = 32;
     options.fp32_input_channels = channels;
     options.small_m_rows = 16;  // as LlamaModel's layers (the default is 4)
+    options.fp16_side_weights = half;
     Int8Linear kernel, onednn;
     REQUIRE(Int8Linear::create(w, b, c.n, c.k, c.activation, options, kernel).ok());
     options.small_m_rows = 0;
@@ -205,5 +209,48 @@ TEST_CASE("int8 linear gives the same bits through the small-M kernel and throug
       }
     }
     set_compute_threads(1);
+  }
+}
+
+TEST_CASE("fp16 side-channel weights stay within their rounding of the fp32 ones") {
+  // The side channels carry the largest activations: FP16 weights (2^-11 relative rounding)
+  // must move an output by no more than that share of what the side channels add to it.
+  const int n = 576, k = 576;
+  const auto w = random_normal(std::size_t(n) * k, 11, 0.05f);
+  std::vector<int> channels;
+  for (int j = 0; j < 40; ++j) channels.push_back(j * 14 + 3);
+  auto x = random_normal(std::size_t(8) * k, 12, 1.0f);
+  for (int r = 0; r < 8; ++r) {
+    for (int c : channels) x[std::size_t(r) * k + c] *= 50.0f;  // outliers, as calibrated
+  }
+  Int8LinearOptions options;
+  options.max_batch = 8;
+  options.fp32_input_channels = channels;
+  options.small_m_rows = 16;
+  Int8Linear fp32, fp16;
+  REQUIRE(Int8Linear::create(w, {}, n, k, Activation::none, options, fp32).ok());
+  options.fp16_side_weights = true;
+  REQUIRE(Int8Linear::create(w, {}, n, k, Activation::none, options, fp16).ok());
+  CHECK(fp16.weight_bytes() < fp32.weight_bytes());
+  for (const int m : {1, 8}) {
+    std::vector<float> a(std::size_t(m) * n), b(a.size());
+    REQUIRE(fp32.forward(x.data(), m, a.data()).ok());
+    REQUIRE(fp16.forward(x.data(), m, b.data()).ok());
+    for (int r = 0; r < m; ++r) {
+      // Bound: sum_j |x_j| |W_j| 2^-11 per output, the side channels' products in magnitude.
+      for (int o = 0; o < n; ++o) {
+        double bound = 0;
+        for (int c : channels) {
+          bound += std::fabs(double(x[std::size_t(r) * k + c]) * w[std::size_t(o) * k + c]);
+        }
+        bound = bound * std::ldexp(1.0, -11) + 1e-6;
+        const double diff = std::fabs(double(a[std::size_t(r) * n + o]) - b[std::size_t(r) * n + o]);
+        if (diff > bound) {
+          CHECK(diff <= bound);
+          return;
+        }
+      }
+    }
+    CHECK(a != b);  // the FP16 path is taken: some output moves
   }
 }

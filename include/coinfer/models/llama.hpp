@@ -64,6 +64,9 @@ struct LlamaOptions {
   // (Int8LinearOptions::small_m_rows). A decode step reads every weight from memory (134 MB
   // for SmolLM2), where the kernels match or beat oneDNN up to 16 rows.
   int small_m_rows = 16;
+  // INT8: the outlier channels' FP32 weights kept in FP16 (Int8LinearOptions::
+  // fp16_side_weights): a decode step reads them from memory with every INT8 weight.
+  bool fp16_side_weights = true;
 };
 
 // One sequence's part of a forward step: tokens [token_begin, token_begin + token_count) of

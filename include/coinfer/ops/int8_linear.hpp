@@ -31,6 +31,10 @@ struct Int8LinearOptions {
   // and the epilogue adds x[m][c] * W[n][c] for each in FP32 (one FMA per output element
   // per channel). Distinct, in 0..in_features-1; usually a handful or none.
   std::span<const int> fp32_input_channels = {};
+  // The side channels' weights stored in FP16 (IEEE binary16, round to nearest), widened to
+  // FP32 as the epilogue reads them: half the bytes a step reads for them (a language model's
+  // decode reads them from memory each step), at a relative rounding of 2^-11 per weight.
+  bool fp16_side_weights = false;
   bool keep_fp32_weight = false;  // keep the FP32 masters (fp32_weight()) for a reference path
   // Chunks of at most this many rows (a language model's decode steps) run through coinfer's
   // own small-M kernels (small_m_gemm.hpp), with the epilogue fused, instead of oneDNN: on the

@@ -338,16 +338,22 @@ std::vector<float> uniform_floats(std::size_t count, float low, float high, unsi
   return values;
 }
 
+// The shape's FP32 side channels, spread evenly over its inputs.
+std::vector<int> side_channels(const LinearShape& s) {
+  std::vector<int> channels;
+  for (int j = 0; j < s.fp32_channels; ++j) {
+    channels.push_back((2 * j + 1) * s.k / (2 * s.fp32_channels));
+  }
+  return channels;
+}
+
 void int8_linear(benchmark::State& state, LinearShape s, int m) {
   const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
   const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, 1);  // FP32 [n, k]
   const std::vector<float> bias = uniform_floats(n, -0.1f, 0.1f, 2);        // FP32 [n]
   const std::vector<float> x = uniform_floats(static_cast<std::size_t>(m) * k, -2, 2, 3);  // [m, k]
   std::vector<float> y(static_cast<std::size_t>(m) * n);  // FP32 [m, n]
-  std::vector<int> channels;  // spread over the inputs
-  for (int j = 0; j < s.fp32_channels; ++j) {
-    channels.push_back((2 * j + 1) * s.k / (2 * s.fp32_channels));
-  }
+  const std::vector<int> channels = side_channels(s);
   Int8LinearOptions options;
   options.max_batch = kMaxBatchRows;
   options.fp32_input_channels = channels;
@@ -390,12 +396,13 @@ void onednn_gemm(benchmark::State& state, LinearShape s, int m) {
 void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
   const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
   const std::size_t copies = std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
-  std::vector<int> channels;
-  for (int j = 0; j < s.fp32_channels; ++j) channels.push_back((2 * j + 1) * s.k / (2 * s.fp32_channels));
+  const std::vector<int> channels = side_channels(s);
   Int8LinearOptions options;
   options.max_batch = 8;
   options.fp32_input_channels = channels;
-  options.small_m_rows = kernel ? LlamaOptions{}.small_m_rows : 0;  // as LlamaModel runs them
+  // As LlamaModel runs its layers: FP16 side-channel weights, small-M kernels up to its rows.
+  options.fp16_side_weights = LlamaOptions{}.fp16_side_weights;
+  options.small_m_rows = kernel ? LlamaOptions{}.small_m_rows : 0;
   std::vector<Int8Linear> layers(copies);
   for (std::size_t i = 0; i < copies; ++i) {
     const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, static_cast<unsigned>(i + 1));

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
@@ -88,7 +87,6 @@ struct Int8Linear::State {
   int small_m_rows = 0;
   SmallMIsa small_m_isa = SmallMIsa::none;
   SmallMWeights small_m_weights;
-  char small_m_name[32] = "none";
 };
 
 namespace {
@@ -497,8 +495,6 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
       s->small_m_rows = std::min(small_m_rows, gemm_rows);
       s->small_m_isa = isa;
       s->small_m_weights = view;
-      std::snprintf(s->small_m_name, sizeof s->small_m_name, "%s/%s", to_string(isa),
-                    view.layout == SmallMWeights::Layout::blocked ? "blocked" : "rows");
     }
     s->weight_copies = 1;
     s->weight_copy_bytes = shared_md.get_size();
@@ -666,7 +662,9 @@ std::span<const float> Int8Linear::bias() const noexcept {
   return state_->bias;
 }
 const char* Int8Linear::small_m_kernel() const noexcept {
-  return state_ ? state_->small_m_name : "none";
+  if (!state_ || state_->small_m_isa == SmallMIsa::none) return "none";
+  if (state_->small_m_weights.layout == SmallMWeights::Layout::blocked) return "avx512_vnni/blocked";
+  return state_->small_m_isa == SmallMIsa::avx2 ? "avx2/rows" : "avx512_vnni/rows";
 }
 int Int8Linear::small_m_rows() const noexcept {
   return state_ ? state_->small_m_rows : 0;

@@ -194,6 +194,7 @@ TEST_CASE("int8 linear gives the same bits through the small-M kernel and throug
       return;
     }
     CHECK(kernel.small_m_rows() == 16);
+    CHECK(std::string(kernel.small_m_kernel()).starts_with(to_string(detect_small_m_isa())));
     CHECK(kernel.weight_copies() == 1);
     const auto x = random_normal(std::size_t(32) * c.k, 5, 1.0f);
     for (const int threads : {1, 2}) {

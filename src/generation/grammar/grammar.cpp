@@ -1,0 +1,281 @@
+#include "coinfer/generation/grammar/grammar.hpp"
+
+#include <algorithm>
+#include <functional>
+
+namespace coinfer::generation::grammar {
+
+namespace {
+
+constexpr std::uint8_t kLeadBytes[4] = {0x00, 0xC0, 0xE0, 0xF0};
+
+int utf8_length(char32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
+
+void encode(char32_t c, int length, std::uint8_t* out) {
+  for (int i = length - 1; i > 0; --i) {
+    out[i] = static_cast<std::uint8_t>(0x80 | (c & 0x3F));
+    c >>= 6;
+  }
+  out[0] = static_cast<std::uint8_t>(kLeadBytes[length - 1] | c);
+}
+
+using ByteRanges = std::vector<std::pair<std::uint8_t, std::uint8_t>>;
+
+void split_utf8(char32_t lo, char32_t hi, std::vector<ByteRanges>& out) {
+  if (lo > hi) return;
+  if (lo <= 0xDFFF && hi >= 0xD800) {  // no surrogates
+    if (lo < 0xD800) split_utf8(lo, 0xD7FF, out);
+    if (hi > 0xDFFF) split_utf8(0xE000, hi, out);
+    return;
+  }
+  for (const char32_t max : {char32_t{0x7F}, char32_t{0x7FF}, char32_t{0xFFFF}}) {
+    if (lo <= max && max < hi) {
+      split_utf8(lo, max, out);
+      split_utf8(max + 1, hi, out);
+      return;
+    }
+  }
+  // Same length now; split until every continuation byte spans a full or a single range.
+  const int length = utf8_length(lo);
+  for (int i = 1; i < length; ++i) {
+    const char32_t m = (char32_t{1} << (6 * i)) - 1;
+    if ((lo & ~m) != (hi & ~m)) {
+      if ((lo & m) != 0) {
+        split_utf8(lo, lo | m, out);
+        split_utf8((lo | m) + 1, hi, out);
+        return;
+      }
+      if ((hi & m) != m) {
+        split_utf8(lo, (hi & ~m) - 1, out);
+        split_utf8(hi & ~m, hi, out);
+        return;
+      }
+    }
+  }
+  std::uint8_t a[4], b[4];
+  encode(lo, length, a);
+  encode(hi, length, b);
+  ByteRanges seq;
+  for (int i = 0; i < length; ++i) seq.emplace_back(a[i], b[i]);
+  out.push_back(std::move(seq));
+}
+
+}  // namespace
+
+std::vector<ByteRanges> utf8_sequences(char32_t lo, char32_t hi) {
+  std::vector<ByteRanges> out;
+  split_utf8(lo, std::min<char32_t>(hi, 0x10FFFF), out);
+  return out;
+}
+
+bool Grammar::grow(std::size_t elements) {
+  if (!status.ok()) return false;
+  elements_ += elements;
+  if (elements_ > kMaxElements || rules_.size() >= kMaxRules) {
+    status = Status::invalid("the grammar is too large (over " + std::to_string(kMaxElements) +
+                             " elements or " + std::to_string(kMaxRules) +
+                             " rules); repetition counts and nesting multiply its size");
+    return false;
+  }
+  return true;
+}
+
+std::uint32_t Grammar::rule(std::string name) {
+  grow(0);
+  if (!status.ok() && !rules_.empty()) return 0;
+  rules_.push_back({std::move(name), {}, false});
+  return static_cast<std::uint32_t>(rules_.size() - 1);
+}
+
+void Grammar::define(std::uint32_t rule, std::vector<Sequence> alternatives) {
+  std::size_t size = 0;
+  for (const auto& a : alternatives) size += a.size() + 1;
+  if (!grow(size)) return;
+  auto& r = rules_[rule];
+  r.alternatives = std::move(alternatives);
+  r.defined = true;
+}
+
+Element Grammar::alternation(std::string_view name, std::vector<Sequence> alternatives) {
+  const auto id = rule(std::string(name));
+  if (!status.ok()) return {Element::Kind::rule, 0};
+  define(id, std::move(alternatives));
+  return {Element::Kind::rule, id};
+}
+
+Element Grammar::bytes(const ByteSet& set) {
+  // Sets repeat (every JSON string has the same character classes): share them.
+  for (std::size_t i = sets_.size(); i-- > 0 && sets_.size() - i <= 64;) {
+    if (sets_[i] == set) return {Element::Kind::bytes, static_cast<std::uint32_t>(i)};
+  }
+  sets_.push_back(set);
+  return {Element::Kind::bytes, static_cast<std::uint32_t>(sets_.size() - 1)};
+}
+
+Sequence Grammar::literal(std::string_view text) {
+  Sequence seq;
+  seq.reserve(text.size());
+  for (const char c : text) {
+    ByteSet set;
+    set.add(static_cast<unsigned char>(c), static_cast<unsigned char>(c));
+    seq.push_back(bytes(set));
+  }
+  return seq;
+}
+
+Element Grammar::code_points(std::string_view name,
+                             std::vector<std::pair<char32_t, char32_t>> ranges) {
+  // Merge the leading bytes of single-byte sequences into one set; the rest are alternatives.
+  ByteSet ascii;
+  bool any_ascii = false;
+  std::vector<Sequence> alternatives;
+  for (const auto& [lo, hi] : ranges) {
+    for (const auto& seq : utf8_sequences(lo, hi)) {
+      if (seq.size() == 1) {
+        ascii.add(seq[0].first, seq[0].second);
+        any_ascii = true;
+        continue;
+      }
+      Sequence s;
+      for (const auto& [a, b] : seq) {
+        ByteSet set;
+        set.add(a, b);
+        s.push_back(bytes(set));
+      }
+      alternatives.push_back(std::move(s));
+    }
+  }
+  if (any_ascii) {
+    if (alternatives.empty()) return bytes(ascii);
+    alternatives.insert(alternatives.begin(), Sequence{bytes(ascii)});
+  }
+  return alternation(name, std::move(alternatives));
+}
+
+Element Grammar::repeat(std::string_view name, const Sequence& body, std::int64_t min,
+                        std::int64_t max) {
+  // x{min,max} = x x ... (min times) then nested optionals: o_k ::= x o_{k-1} | (empty);
+  // unbounded: r ::= x r | (empty).
+  const auto id = rule(std::string(name));
+  if (!status.ok()) return {Element::Kind::rule, 0};
+  if (body.empty() || max == 0) {  // nothing to repeat: the empty string
+    define(id, {Sequence{}});
+    return {Element::Kind::rule, id};
+  }
+  const std::int64_t optional = max < 0 ? 0 : max - min;
+  if (min < 0 || min + optional > static_cast<std::int64_t>(kMaxElements)) {
+    grow(kMaxElements + 1);
+    return {Element::Kind::rule, id};
+  }
+  if (!grow(body.size() * static_cast<std::size_t>(std::max<std::int64_t>(min, 0) + optional))) {
+    return {Element::Kind::rule, id};
+  }
+  Element tail{Element::Kind::rule, 0};
+  bool has_tail = false;
+  if (max < 0) {
+    const auto star = rule(std::string(name) + "-star");
+    Sequence loop = body;
+    loop.push_back({Element::Kind::rule, star});
+    define(star, {loop, {}});
+    tail = {Element::Kind::rule, star};
+    has_tail = true;
+  } else {
+    for (std::int64_t k = 0; k < optional && status.ok(); ++k) {
+      Sequence more = body;
+      if (has_tail) more.push_back(tail);
+      tail = alternation(std::string(name) + "-opt", {more, {}});
+      has_tail = true;
+    }
+  }
+  Sequence seq;
+  for (std::int64_t k = 0; k < min; ++k) seq.insert(seq.end(), body.begin(), body.end());
+  if (has_tail) seq.push_back(tail);
+  define(id, {seq});
+  return {Element::Kind::rule, id};
+}
+
+Status Grammar::finish(std::uint32_t root) {
+  if (!status.ok()) return status;
+  root_ = root;
+  const auto n = rules_.size();
+  for (const auto& r : rules_) {
+    if (!r.defined) return Status::invalid("rule '" + r.name + "' is referenced but not defined");
+  }
+  // Productive rules derive some finite string; alternatives through others are dead ends
+  // a generation could enter and never leave, so they go.
+  std::vector<char> productive(n, 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (productive[i]) continue;
+      for (const auto& alt : rules_[i].alternatives) {
+        if (std::ranges::all_of(alt, [&](const Element& e) {
+              return e.kind != Element::Kind::rule || productive[e.value];
+            })) {
+          productive[i] = 1;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  if (!productive[root]) return Status::invalid("the grammar matches nothing");
+  for (auto& r : rules_) {
+    std::erase_if(r.alternatives, [&](const Sequence& alt) {
+      return std::ranges::any_of(
+          alt, [&](const Element& e) { return e.kind == Element::Kind::rule && !productive[e.value]; });
+    });
+  }
+  // Left recursion: an edge A -> B where B can come first in A (after nullable elements only);
+  // the matcher expands references without consuming input, so a cycle would not end.
+  std::vector<char> nullable(n, 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (nullable[i]) continue;
+      for (const auto& alt : rules_[i].alternatives) {
+        if (std::ranges::all_of(alt, [&](const Element& e) {
+              return e.kind == Element::Kind::rule && nullable[e.value];
+            })) {
+          nullable[i] = 1;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  std::vector<char> color(n, 0);  // 0 unvisited, 1 on the path, 2 done
+  std::vector<std::pair<std::uint32_t, std::size_t>> path;  // rule, next edge
+  std::vector<std::vector<std::uint32_t>> firsts(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& alt : rules_[i].alternatives) {
+      for (const auto& e : alt) {
+        if (e.kind != Element::Kind::rule) break;
+        firsts[i].push_back(e.value);
+        if (!nullable[e.value]) break;
+      }
+    }
+  }
+  for (std::uint32_t start = 0; start < n; ++start) {
+    if (color[start] != 0) continue;
+    path.push_back({start, 0});
+    color[start] = 1;
+    while (!path.empty()) {
+      auto& [at, next] = path.back();
+      if (next == firsts[at].size()) {
+        color[at] = 2;
+        path.pop_back();
+        continue;
+      }
+      const auto to = firsts[at][next++];
+      if (color[to] == 1) return Status::invalid("rule '" + rules_[to].name + "' is left-recursive");
+      if (color[to] == 0) {
+        color[to] = 1;
+        path.push_back({to, 0});
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace coinfer::generation::grammar

@@ -1,0 +1,314 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "coinfer/generation/grammar/matcher.hpp"
+#include "coinfer/generation/grammar/sources.hpp"
+#include "toy_generation.hpp"
+
+namespace coinfer::generation::grammar {
+namespace {
+
+std::shared_ptr<const TokenVocabulary> toy_vocabulary() {
+  static const auto tokenizer = test::toy_tokenizer();
+  static const auto vocabulary = std::make_shared<const TokenVocabulary>(*tokenizer);
+  return vocabulary;
+}
+
+template <class Build>
+std::shared_ptr<const CompiledGrammar> compiled(Build build) {
+  Grammar g;
+  const Status st = build(g);
+  REQUIRE_MESSAGE(st.ok(), st.message());
+  std::shared_ptr<const CompiledGrammar> out;
+  REQUIRE(CompiledGrammar::compile(std::move(g), toy_vocabulary(), out).ok());
+  return out;
+}
+
+// The whole text is a sentence of the grammar.
+bool matches(const std::shared_ptr<const CompiledGrammar>& g, std::string_view text) {
+  Matcher m(g);
+  return m.accept_bytes(text) && m.can_end();
+}
+
+std::shared_ptr<const CompiledGrammar> schema(std::string_view s) {
+  return compiled([&](Grammar& g) { return json_schema_grammar(s, g); });
+}
+std::shared_ptr<const CompiledGrammar> regex(std::string_view s) {
+  return compiled([&](Grammar& g) { return regex_grammar(s, g); });
+}
+std::shared_ptr<const CompiledGrammar> gbnf(std::string_view s) {
+  return compiled([&](Grammar& g) { return gbnf_grammar(s, g); });
+}
+
+template <class Source>
+std::string error_of(Source source, std::string_view text) {
+  Grammar g;
+  const Status st = source(text, g);
+  return st.ok() ? std::string("(no error)") : std::string(st.message());
+}
+
+void check_table(const std::shared_ptr<const CompiledGrammar>& g,
+                 std::initializer_list<std::string_view> valid,
+                 std::initializer_list<std::string_view> invalid) {
+  for (const auto v : valid) CHECK_MESSAGE(matches(g, v), "should match: ", v);
+  for (const auto v : invalid) CHECK_MESSAGE(!matches(g, v), "should not match: ", v);
+}
+
+TEST_CASE("code point ranges become UTF-8 byte sequences that cover exactly their encodings") {
+  for (const auto& [lo, hi] : std::vector<std::pair<char32_t, char32_t>>{
+           {0, 0x10FFFF}, {0x41, 0x5A}, {0x7F, 0x801}, {0xD000, 0xE100}, {0xFFFF, 0x10000}, {0x3A0, 0x2FFF1}}) {
+    const auto seqs = utf8_sequences(lo, hi);
+    std::string bytes;
+    for (char32_t c = lo > 16 ? lo - 16 : 0; c <= std::min<char32_t>(hi + 16, 0x10FFFF); ++c) {
+      if (c >= 0xD800 && c <= 0xDFFF) continue;
+      if (c > lo + 3000 && c + 3000 < hi) c = hi - 3000;  // the middle of wide ranges: sampled
+      bytes.clear();
+      Grammar scratch;
+      // Encode c and test membership in exactly one sequence.
+      std::string enc;
+      if (c < 0x80) {
+        enc += static_cast<char>(c);
+      } else if (c < 0x800) {
+        enc += static_cast<char>(0xC0 | (c >> 6));
+        enc += static_cast<char>(0x80 | (c & 0x3F));
+      } else if (c < 0x10000) {
+        enc += static_cast<char>(0xE0 | (c >> 12));
+        enc += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        enc += static_cast<char>(0x80 | (c & 0x3F));
+      } else {
+        enc += static_cast<char>(0xF0 | (c >> 18));
+        enc += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+        enc += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        enc += static_cast<char>(0x80 | (c & 0x3F));
+      }
+      int hits = 0;
+      for (const auto& seq : seqs) {
+        if (seq.size() != enc.size()) continue;
+        bool in = true;
+        for (std::size_t i = 0; i < seq.size(); ++i) {
+          const auto b = static_cast<unsigned char>(enc[i]);
+          in = in && b >= seq[i].first && b <= seq[i].second;
+        }
+        hits += in;
+      }
+      CHECK_MESSAGE(hits == (c >= lo && c <= hi ? 1 : 0), "code point ", static_cast<std::uint32_t>(c));
+    }
+  }
+}
+
+TEST_CASE("a JSON schema's objects: properties in order, required ones present, no others unless allowed") {
+  const auto g = schema(R"({"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},
+      "tags":{"type":"array","items":{"type":"string"}}},"required":["name"]})");
+  check_table(g,
+              {R"({"name":"Ann"})", R"({"name":"Ann","age":3})", R"({"name":"","tags":[]})",
+               R"({"name":"Ann","age":-12,"tags":["a","b"]})", R"({"name":"\u00e9\n\"q\""})"},
+              {R"({})", R"({"age":3})", R"({"age":3,"name":"Ann"})", R"({"name":"Ann","x":1})",
+               R"({"name":"Ann",})", R"({"name":"Ann","age":3.5})", R"({"name":"Ann","age":03})",
+               R"({ "name":"Ann"})", R"({"name":"A
+"})", R"({"name":"\x"})"});
+  check_table(schema(R"({"type":"object"})"), {R"({})", R"({"a":[1,{"b":null}],"c":"d"})"}, {R"([])", R"({"a"})"});
+  check_table(schema(R"({"properties":{"a":{"type":"boolean"}},"additionalProperties":{"type":"integer"}})"),
+              {R"({"a":true,"x":1,"y":2})", R"({"x":1})", R"({})", R"({"ab":1})", R"({"":1})", R"({"\u0061":1})"},
+              {R"({"x":"s"})", R"({"a":1})", R"({"a":true,"a":2})"});
+}
+
+TEST_CASE("a JSON schema's arrays: items, prefixItems, minItems and maxItems") {
+  check_table(schema(R"({"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":3})"),
+              {"[1,2]", "[1,2,3]"}, {"[]", "[1]", "[1,2,3,4]", "[1,\"a\"]", "[1,2,]"});
+  check_table(schema(R"({"type":"array","prefixItems":[{"type":"string"},{"type":"null"}],"items":false})"),
+              {"[]", R"(["a"])", R"(["a",null])"}, {R"(["a",null,1])", "[null]"});
+  check_table(schema(R"({"type":"array","prefixItems":[{"const":1}],"items":{"type":"boolean"},"minItems":2})"),
+              {"[1,true]", "[1,false,true]"}, {"[1]", "[true,true]", "[1,1]"});
+  check_table(schema(R"({"type":"array","maxItems":0})"), {"[]"}, {"[1]"});
+}
+
+TEST_CASE("a JSON schema's strings: lengths, patterns and formats, with JSON's escapes") {
+  check_table(schema(R"({"type":"string","minLength":2,"maxLength":3})"),
+              {R"("ab")", R"("abc")", R"("\n\t")", R"("é!")"}, {R"("a")", R"("abcd")", R"(ab)"});
+  check_table(schema(R"({"type":"string","pattern":"^[A-Z]{2}-\\d+$"})"),
+              {R"("AB-1")", R"("ZZ-0042")"}, {R"("A-1")", R"("AB-")", R"("ab-1")"});
+  check_table(schema(R"({"type":"string","pattern":"a\"b\\\\c"})"), {R"("a\"b\\c")"}, {R"("a"b\c")"});
+  check_table(schema(R"({"type":"string","format":"date"})"), {R"("2026-12-05")"},
+              {R"("2026-13-05")", R"("2026-1-05")", R"("2026-12-32")"});
+  check_table(schema(R"({"type":"string","format":"date-time"})"),
+              {R"("2026-12-05T15:54:45Z")", R"("2026-12-05T15:54:45.123+01:00")"}, {R"("2026-12-05 15:54:45Z")"});
+  check_table(schema(R"({"type":"string","format":"uuid"})"), {R"("123e4567-e89b-12d3-a456-426614174000")"},
+              {R"("123e4567e89b12d3a456426614174000")"});
+  check_table(schema(R"({"type":"string","format":"email"})"), {R"("a.b@example.com")"},
+              {R"("a@b")", R"("@example.com")"});
+  check_table(schema(R"({"type":"string","format":"time"})"), {R"("23:59:60Z")"}, {R"("24:00:00Z")"});
+}
+
+TEST_CASE("a JSON schema's numbers: integer ranges exactly, number bounds with integral limits") {
+  const auto g = schema(R"({"type":"integer","minimum":-15,"maximum":1234})");
+  for (int i = -40; i <= 1300; ++i) {
+    CHECK_MESSAGE(matches(g, std::to_string(i)) == (i >= -15 && i <= 1234), i);
+  }
+  CHECK(!matches(g, "-0"));
+  CHECK(!matches(g, "007"));
+  const auto e = schema(R"({"type":"integer","exclusiveMinimum":9,"exclusiveMaximum":100.5})");
+  for (int i = 0; i <= 120; ++i) CHECK_MESSAGE(matches(e, std::to_string(i)) == (i > 9 && i <= 100), i);
+  const auto open = schema(R"({"type":"integer","minimum":95})");
+  for (int i : {94, 95, 99, 100, 1000, 123456789}) CHECK_MESSAGE(matches(open, std::to_string(i)) == (i >= 95), i);
+  check_table(schema(R"({"type":"number","minimum":0,"exclusiveMaximum":1})"),
+              {"0", "0.5", "0.999", "0.0"}, {"1", "1.0", "-0.1", "1.5"});
+  check_table(schema(R"({"type":"number","exclusiveMinimum":-2,"maximum":3})"),
+              {"-1.99", "-1", "0", "3", "3.000", "2.5"}, {"-2", "-2.0", "-2.5", "3.01", "4"});
+  check_table(schema(R"({"type":"number"})"), {"0", "-1.5e-3", "12E+4", "3.25"}, {"01", "1.", ".5", "+1"});
+  check_table(schema(R"({"type":"boolean"})"), {"true", "false"}, {"True", "1"});
+  check_table(schema(R"({"type":"null"})"), {"null"}, {"nul"});
+  check_table(schema(R"({"type":["string","null"]})"), {"null", R"("x")"}, {"1"});
+}
+
+TEST_CASE("a JSON schema's enum, const, anyOf, allOf and recursive $ref") {
+  check_table(schema(R"({"enum":["red","green",3,null,{"a":[1]}]})"),
+              {R"("red")", R"("green")", "3", "null", R"({"a":[1]})"}, {R"("blue")", "4", R"({"a":[2]})"});
+  check_table(schema(R"({"const":"fixed"})"), {R"("fixed")"}, {R"("fixe")"});
+  check_table(schema(R"({"anyOf":[{"type":"integer"},{"type":"string","maxLength":1}]})"), {"12", R"("a")"},
+              {R"("ab")", "1.5"});
+  check_table(schema(R"({"allOf":[{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]},
+                                   {"properties":{"b":{"type":"string"}}}]})"),
+              {R"({"a":1})", R"({"a":1,"b":"x"})"}, {R"({"b":"x"})", R"({"a":1,"c":2})"});
+  const auto tree = schema(R"({"$ref":"#/$defs/node","$defs":{"node":{"type":"object",
+      "properties":{"v":{"type":"integer"},"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}},
+      "required":["v"],"additionalProperties":false}}})");
+  check_table(tree, {R"({"v":1})", R"({"v":1,"kids":[{"v":2,"kids":[{"v":3}]},{"v":4}]})"},
+              {R"({"v":1,"kids":[{}]})", R"({"kids":[]})"});
+}
+
+TEST_CASE("a JSON schema keyword that is not supported is an error naming it, never ignored") {
+  const auto error = [](std::string_view s) { return error_of(json_schema_grammar, s); };
+  CHECK(error(R"({"type":"array","uniqueItems":true})") == "schema: keyword 'uniqueItems' is not supported");
+  CHECK(error(R"({"type":"object","properties":{"a":{"type":"string","minLength":1,"pattern":"x"}}})") ==
+        "schema.properties.a: minLength/maxLength beside pattern or format are not supported");
+  CHECK(error(R"({"type":"string","format":"hostname"})").starts_with("schema: format 'hostname' is not supported"));
+  CHECK(error(R"({"type":"number","minimum":0.5})").starts_with("schema: a number's bounds must be integers"));
+  CHECK(error(R"({"$ref":"#/$defs/missing"})") == "schema: $ref '#/$defs/missing' does not resolve");
+  CHECK(error(R"({"$ref":"https://example.com/s.json"})").find("only references inside the schema") != std::string::npos);
+  CHECK(error(R"({"type":"strin"})") == "schema: type 'strin' is not a JSON Schema type");
+  CHECK(error(R"({"type":"object","required":["a"]})") == "schema: required property 'a' is not in properties");
+  CHECK(error(R"(false)") == "schema: the schema false matches nothing");
+  CHECK(error(R"({"type":)") == "schema: invalid JSON");
+  CHECK(error(R"({"$ref":"#"})") == "the grammar matches nothing");
+  CHECK(error(R"({"type":"string","pattern":"(a)\\1"})").find("backreferences are not supported") != std::string::npos);
+}
+
+TEST_CASE("regular expressions: classes, groups, alternation and counted repetition; unsupported syntax is named") {
+  check_table(regex(R"(^(cat|dog)s?\d{2,3}$)"), {"cat12", "dogs999"}, {"cat1", "cats1234", "bird12", "Cat12"});
+  check_table(regex(R"([^a-c\s]+x*)"), {"dx", "zzz", "é"}, {"a", "d x", ""});
+  check_table(regex(R"((?:ab|c){2}\.\x41\u00e9.)"), {"abc.Aé!", "cc.Aéé"}, {"abc.Aé\n", "ab.Aé!"});
+  check_table(regex(R"(a{2,}b{,2})"), {"aab{,2}", "aaab{,2}"}, {"ab{,2}", "aab"});
+  const auto error = [](std::string_view s) { return error_of(regex_grammar, s); };
+  CHECK(error("(?=a)b") == "regex: lookaround is not supported at offset 2");
+  CHECK(error("a\\bb").starts_with("regex: word boundaries are not supported"));
+  CHECK(error("(a").starts_with("regex: missing ')'"));
+  CHECK(error("a)").starts_with("regex: unmatched ')'"));
+  CHECK(error("*a").starts_with("regex: nothing to repeat"));
+  CHECK(error("a{3,2}").starts_with("regex: repetition {m,n} with n < m"));
+  CHECK(error("a^b").starts_with("regex: '^' is supported only at the start"));
+  CHECK(error("[z-a]").starts_with("regex: range out of order"));
+  CHECK(error("a{100000}").starts_with("regex: repetition counts above 10000"));
+}
+
+TEST_CASE("GBNF as llama.cpp writes it: rules, literals, classes, groups, repetition and comments") {
+  const auto g = gbnf(R"(# a list of moves
+root ::= move ("," ws move)* "."
+move ::= piece [a-h] [1-8]   # a square
+piece ::= [KQRBN]?
+ws ::= [ \t]{0,2}
+)");
+  check_table(g, {"e4.", "Nf3, e5,  Qh5."}, {"e9.", "Nf3,   e5.", "e4", "Ke4,"});
+  check_table(gbnf("root ::= \"a\" (\n  \"b\" |\n  \"c\"\n) [^\\x00-\\x7F]"), {"abé", "ac€"}, {"abz", "ab"});
+  check_table(gbnf("root ::= .{2} \"\\u00e9\""), {"xyé", "€€é"}, {"xé"});
+  const auto error = [](std::string_view s) { return error_of(gbnf_grammar, s); };
+  CHECK(error("root ::= item") == "grammar: rule 'item' is referenced but not defined");
+  CHECK(error("item ::= \"a\"") == "grammar: no rule named 'root'");
+  CHECK(error("root ::= root \"a\" | \"b\"") == "grammar: rule 'root' is left-recursive");
+  CHECK(error("root ::= \"a\"\nroot ::= \"b\"") == "grammar: rule 'root' is defined twice at line 2, column 10");
+  CHECK(error("root ::= \"a") == "grammar: unterminated string at line 1, column 12");
+  CHECK(error("root = \"a\"") == "grammar: expected '::=' after 'root' at line 1, column 6");
+  CHECK(error("root ::= x\nx ::= x \"a\" | \"b\"") == "grammar: rule 'x' is left-recursive");
+  CHECK(error("root ::= x\nx ::= \"a\" x") == "grammar: the grammar matches nothing");
+}
+
+TEST_CASE("a grammar that would explode is refused, not built") {
+  const auto error = [](std::string_view s) { return error_of(gbnf_grammar, s); };
+  // Nested counts stay small (each level is a rule); a long body repeated many times does not.
+  CHECK(error("root ::= ((((\"ab\"{1000}){1000}){1000}){1000})") == "(no error)");
+  CHECK(error_of(regex_grammar, "(abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+                                "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz){10000}")
+            .find("too large") != std::string::npos);
+  CHECK(error_of(json_schema_grammar, R"({"type":"array","items":{"type":"string"},"minItems":1000000})")
+            .find("too large") != std::string::npos);
+}
+
+TEST_CASE("choices: exactly one of the strings") {
+  const std::vector<std::string> options{"yes", "no", "maybe so"};
+  const auto g = compiled([&](Grammar& gr) { return choice_grammar(options, gr); });
+  check_table(g, {"yes", "no", "maybe so"}, {"ye", "yesno", "maybe"});
+}
+
+// Every token the mask allows is one the matcher accepts, and no other: checked against
+// trying each token of the vocabulary on a copy of the matcher, at every step of a walk.
+void check_masks_along(const std::shared_ptr<const CompiledGrammar>& g, std::string_view text) {
+  Matcher m(g);
+  const auto& v = *g->vocabulary;
+  TokenMask mask;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    m.fill_mask(mask);
+    for (std::int32_t id = 0; id < v.size(); ++id) {
+      Matcher copy = m;
+      const bool allowed = (mask[static_cast<std::size_t>(id) >> 6] >> (id & 63)) & 1;
+      CHECK_MESSAGE(allowed == copy.accept_token(id), "token ", id, " after ", i, " bytes of ", text);
+    }
+    if (i < text.size()) REQUIRE(m.accept_bytes(text.substr(i, 1)));
+  }
+}
+
+TEST_CASE("the token mask equals trying every token, at every step") {
+  check_masks_along(schema(R"({"type":"object","properties":{"msg":{"type":"string","maxLength":4},
+      "n":{"type":"integer","minimum":-5,"maximum":20}},"required":["n"]})"),
+                    R"({"msg":"Hi!","n":-5})");
+  check_masks_along(gbnf(R"(root ::= "Hello" (" world" | " end")* "!")"), "Hello world end world!");
+  check_masks_along(regex(R"(OP(\d|!)+ ST)"), "OP1!2 ST");
+  check_masks_along(schema(R"({"type":"array","items":{"enum":["Hello","OP"]}})"), R"(["Hello","OP"])");
+}
+
+TEST_CASE("the processor masks what the grammar refuses and lets the sequence end only where it may") {
+  const auto g = regex("OP!?");
+  GrammarProcessor processor(g);
+  const auto vocab = toy_vocabulary()->size();
+  std::vector<float> logits(static_cast<std::size_t>(vocab), 1.0f);
+  std::vector<std::int32_t> generated;
+  processor.apply(logits, generated);
+  const auto allowed = [&] {
+    std::vector<std::int32_t> ids;
+    for (std::int32_t i = 0; i < vocab; ++i) {
+      if (std::isfinite(logits[static_cast<std::size_t>(i)])) ids.push_back(i);
+    }
+    return ids;
+  };
+  const auto O = *test::toy_tokenizer()->token_id("O");
+  CHECK(allowed() == std::vector<std::int32_t>{test::op, O});
+  generated.push_back(test::op);
+  std::ranges::fill(logits, 1.0f);
+  processor.apply(logits, generated);
+  auto ids = allowed();
+  CHECK(std::ranges::find(ids, test::im_end) != ids.end());
+  CHECK(std::ranges::find(ids, test::bang) != ids.end());
+  CHECK(std::ranges::find(ids, test::hello) == ids.end());
+  generated.push_back(test::bang);
+  std::ranges::fill(logits, 1.0f);
+  processor.apply(logits, generated);
+  ids = allowed();
+  CHECK(ids == std::vector<std::int32_t>{test::im_end, test::endoftext});
+}
+
+}  // namespace
+}  // namespace coinfer::generation::grammar

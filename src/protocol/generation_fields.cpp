@@ -120,6 +120,131 @@ Status read_logit_bias(ondemand::value& value, std::vector<std::pair<std::int32_
   return {};
 }
 
+
+using generation::grammar::OutputConstraint;
+
+// The schema's JSON text: an object as written, or a string that holds it.
+Status read_schema(ondemand::value& value, std::string_view where, std::string& out) {
+  ondemand::json_type type;
+  if (value.type().get(type)) return Status::invalid(std::string(where) + ": invalid JSON");
+  if (type == ondemand::json_type::string) return read_string(value, where, out);
+  ondemand::object object;
+  std::string_view raw;
+  if (type != ondemand::json_type::object || value.get_object().get(object) ||
+      object.raw_json().get(raw)) {
+    return Status::invalid(std::string(where) + ": expected a JSON schema (an object)");
+  }
+  out.assign(raw);
+  return {};
+}
+
+Status read_choices(ondemand::value& value, std::string_view where, std::vector<std::string>& out) {
+  ondemand::array array;
+  if (value.get_array().get(array)) return Status::invalid(std::string(where) + ": expected an array of strings");
+  for (auto element : array) {
+    std::string_view s;
+    if (element.get_string().get(s)) return Status::invalid(std::string(where) + ": expected an array of strings");
+    out.emplace_back(s);
+  }
+  return {};
+}
+
+Status set_constraint(OutputConstraint& out, OutputConstraint::Kind kind, std::string field) {
+  if (!out.empty()) {
+    return Status::invalid(field + ": only one structured output may be given (" + out.field +
+                           " was too)");
+  }
+  out.kind = kind;
+  out.field = std::move(field);
+  return {};
+}
+
+// OpenAI's response_format: {"type": "text" | "json_object" | "json_schema", "json_schema":
+// {"name", "schema", "strict", "description"}}.
+Status read_response_format(ondemand::value& value, OutputConstraint& out) {
+  ondemand::object object;
+  if (value.get_object().get(object)) return Status::invalid("response_format: expected an object");
+  std::string type;
+  bool has_schema = false;
+  std::string schema;
+  for (auto field : object) {
+    std::string_view key;
+    ondemand::value v;
+    if (field.unescaped_key().get(key) || field.value().get(v)) return Status::invalid("response_format: invalid JSON");
+    if (key == "type") {
+      if (auto s = read_string(v, "response_format.type", type); !s.ok()) return s;
+    } else if (key == "json_schema") {
+      ondemand::object js;
+      if (v.get_object().get(js)) return Status::invalid("response_format.json_schema: expected an object");
+      for (auto f : js) {
+        std::string_view k;
+        ondemand::value jv;
+        if (f.unescaped_key().get(k) || f.value().get(jv)) return Status::invalid("response_format.json_schema: invalid JSON");
+        if (k == "schema") {
+          has_schema = true;
+          if (auto s = read_schema(jv, "response_format.json_schema.schema", schema); !s.ok()) return s;
+        } else if (k == "name" || k == "description") {
+          std::string ignored;
+          if (auto s = read_string(jv, "response_format.json_schema." + std::string(k), ignored); !s.ok()) return s;
+        } else if (k == "strict") {
+          bool ignored = false;  // every schema is enforced; strict or not, the output matches it
+          if (auto s = read_bool(jv, "response_format.json_schema.strict", ignored); !s.ok()) return s;
+        } else {
+          return Status::invalid("response_format.json_schema." + std::string(k) + ": not supported");
+        }
+      }
+    } else {
+      return Status::invalid("response_format." + std::string(key) + ": not supported");
+    }
+  }
+  if (type == "text") return {};
+  if (type == "json_object") return set_constraint(out, OutputConstraint::Kind::json_object, "response_format");
+  if (type == "json_schema") {
+    if (!has_schema) return Status::invalid("response_format.json_schema.schema: missing");
+    if (auto s = set_constraint(out, OutputConstraint::Kind::json_schema, "response_format.json_schema.schema"); !s.ok()) return s;
+    out.source = std::move(schema);
+    return {};
+  }
+  return Status::invalid("response_format.type: expected text, json_object or json_schema, got '" + type + "'");
+}
+
+// vLLM's structured_outputs: exactly one of json, regex, choice, grammar, json_object.
+Status read_structured_outputs(ondemand::value& value, OutputConstraint& out) {
+  ondemand::object object;
+  if (value.get_object().get(object)) return Status::invalid("structured_outputs: expected an object");
+  for (auto field : object) {
+    std::string_view key;
+    ondemand::value v;
+    if (field.unescaped_key().get(key) || field.value().get(v)) return Status::invalid("structured_outputs: invalid JSON");
+    const std::string where = "structured_outputs." + std::string(key);
+    ondemand::json_type type;
+    if (v.type().get(type)) return Status::invalid(where + ": invalid JSON");
+    if (type == ondemand::json_type::null) continue;
+    Status s;
+    if (key == "json") {
+      s = set_constraint(out, OutputConstraint::Kind::json_schema, where);
+      if (s.ok()) s = read_schema(v, where, out.source);
+    } else if (key == "regex") {
+      s = set_constraint(out, OutputConstraint::Kind::regex, where);
+      if (s.ok()) s = read_string(v, where, out.source);
+    } else if (key == "grammar") {
+      s = set_constraint(out, OutputConstraint::Kind::grammar, where);
+      if (s.ok()) s = read_string(v, where, out.source);
+    } else if (key == "choice") {
+      s = set_constraint(out, OutputConstraint::Kind::choice, where);
+      if (s.ok()) s = read_choices(v, where, out.choices);
+    } else if (key == "json_object") {
+      bool on = false;
+      s = read_bool(v, where, on);
+      if (s.ok() && on) s = set_constraint(out, OutputConstraint::Kind::json_object, where);
+    } else {
+      s = Status::invalid(where + ": not supported");
+    }
+    if (!s.ok()) return s;
+  }
+  return {};
+}
+
 }  // namespace
 
 Status read_field(std::string_view key, ondemand::value& value, GenerationCall& out, bool& known) {
@@ -153,6 +278,22 @@ Status read_field(std::string_view key, ondemand::value& value, GenerationCall& 
   if (key == "skip_special_tokens") return read_bool(value, key, g.skip_special_tokens);
   if (key == "priority") return read_number(value, key, g.priority, -1000000, 1000000);
   if (key == "timeout") return read_number(value, key, out.timeout_s, 0.001, 86400);
+  if (key == "response_format") return read_response_format(value, out.constraint);
+  if (key == "structured_outputs") return read_structured_outputs(value, out.constraint);
+  // vLLM's fields before structured_outputs.
+  if (key == "guided_json") {
+    if (auto s = set_constraint(out.constraint, OutputConstraint::Kind::json_schema, std::string(key)); !s.ok()) return s;
+    return read_schema(value, key, out.constraint.source);
+  }
+  if (key == "guided_regex" || key == "guided_grammar") {
+    const auto kind = key == "guided_regex" ? OutputConstraint::Kind::regex : OutputConstraint::Kind::grammar;
+    if (auto s = set_constraint(out.constraint, kind, std::string(key)); !s.ok()) return s;
+    return read_string(value, key, out.constraint.source);
+  }
+  if (key == "guided_choice") {
+    if (auto s = set_constraint(out.constraint, OutputConstraint::Kind::choice, std::string(key)); !s.ok()) return s;
+    return read_choices(value, key, out.constraint.choices);
+  }
   known = false;
   return {};
 }

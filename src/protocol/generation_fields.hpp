@@ -28,7 +28,8 @@ Status read_token_ids(simdjson::ondemand::value& value, std::string_view what,
 
 // Reads `key` into `out` when it is one of the fields every generation protocol takes
 // (max_tokens, min_tokens, the sampling parameters, seed, stop, stop_token_ids, ignore_eos,
-// skip_special_tokens, priority, timeout) and sets `known`; errors name the key.
+// skip_special_tokens, priority, timeout, and a structured output: response_format,
+// structured_outputs, guided_json/regex/choice/grammar) and sets `known`; errors name the key.
 Status read_field(std::string_view key, simdjson::ondemand::value& value, GenerationCall& out,
                   bool& known);
 

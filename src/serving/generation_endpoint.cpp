@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "coinfer/core/byte_io.hpp"
+#include "coinfer/generation/grammar/matcher.hpp"
 
 namespace coinfer {
 
@@ -185,7 +186,8 @@ GenerationEndpoint::GenerationEndpoint(std::string name, std::string version,
     : name_(std::move(name)),
       version_(std::move(version)),
       generator_(std::move(generator)),
-      cache_mode_(cache) {}
+      cache_mode_(cache),
+      grammars_(std::make_unique<generation::grammar::GrammarCache>(generator_->tokenizer())) {}
 
 GenerationEndpoint::~GenerationEndpoint() = default;
 
@@ -237,6 +239,12 @@ Status GenerationEndpoint::prepare(GenerationCall& call) const {
     return Status::invalid("max_tokens: " + std::to_string(prompt) + " prompt tokens + " +
                            std::to_string(g.max_tokens) + " exceed the model's context of " +
                            std::to_string(context) + " tokens");
+  }
+  if (!call.constraint.empty()) {
+    std::shared_ptr<const generation::grammar::CompiledGrammar> grammar;
+    if (auto s = grammars_->get(call.constraint, grammar); !s.ok()) return s;
+    g.logits_processors.push_back(
+        std::make_shared<generation::grammar::GrammarProcessor>(std::move(grammar)));
   }
   if (call.timeout_s > 0) {
     g.deadline = generation::Clock::now() + std::chrono::duration_cast<generation::Clock::duration>(

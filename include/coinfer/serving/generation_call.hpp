@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "coinfer/generation/generator.hpp"
+#include "coinfer/generation/grammar/grammar_cache.hpp"
 #include "coinfer/serving/cache_directives.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 
@@ -33,6 +34,9 @@ struct GenerationCall {
   std::int32_t default_max_tokens = 16;
   bool default_max_tokens_fill_context = false;
   double timeout_s = 0;  // 0: none
+  // A structured output (JSON schema, regex, choices, GBNF): prepare() compiles it into a
+  // grammar stage of the sampler chain.
+  generation::grammar::OutputConstraint constraint;
 
   // The response cache: the caller's namespace and Cache-Control; `cacheable` false bypasses
   // it (answers with logprobs are not kept).

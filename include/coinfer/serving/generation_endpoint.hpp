@@ -91,7 +91,8 @@ class GenerationEndpoint {
   // Renders and tokenizes the prompt and checks the call against the model: sampling fields
   // in range, a prompt that is not empty and whose ids are in the vocabulary, max_tokens (its
   // default filled) within the context; the timeout becomes a deadline. Errors name the field.
-  // Touches nothing shared: callable from any thread.
+  // A structured output is compiled here (or found compiled) and joins the request's sampler
+  // chain. Callable from any thread.
   Status prepare(GenerationCall& call) const;
 
   // Whether a prepared call goes through the response cache: the model has one and the call
@@ -113,6 +114,7 @@ class GenerationEndpoint {
   std::unique_ptr<generation::Generator> generator_;
   CacheMode cache_mode_;
   CacheStage* cache_ = nullptr;
+  std::unique_ptr<generation::grammar::GrammarCache> grammars_;
 };
 
 }  // namespace coinfer

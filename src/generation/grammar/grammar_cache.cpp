@@ -1,0 +1,63 @@
+#include "coinfer/generation/grammar/grammar_cache.hpp"
+
+#include "coinfer/generation/grammar/matcher.hpp"
+#include "coinfer/generation/grammar/sources.hpp"
+
+namespace coinfer::generation::grammar {
+
+GrammarCache::GrammarCache(const ByteLevelBpeTokenizer& tokenizer, std::size_t capacity)
+    : tokenizer_(tokenizer), capacity_(capacity) {}
+
+GrammarCache::~GrammarCache() = default;
+
+std::size_t GrammarCache::size() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+Status GrammarCache::get(const OutputConstraint& c, std::shared_ptr<const CompiledGrammar>& out) {
+  std::string key(1, static_cast<char>(c.kind));
+  key += c.source;
+  for (const auto& choice : c.choices) {
+    key += '\0';
+    key += choice;
+  }
+  std::shared_ptr<const TokenVocabulary> vocabulary;
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto it = entries_.find(key); it != entries_.end()) {
+      order_.splice(order_.begin(), order_, it->second.position);
+      out = it->second.grammar;
+      return {};
+    }
+    if (!vocabulary_) vocabulary_ = std::make_shared<const TokenVocabulary>(tokenizer_);
+    vocabulary = vocabulary_;
+  }
+  // Compiled outside the lock: two first requests for one schema both compile, and one keeps.
+  Grammar g;
+  Status status;
+  switch (c.kind) {
+    case OutputConstraint::Kind::json_object: status = json_object_grammar(g); break;
+    case OutputConstraint::Kind::json_schema: status = json_schema_grammar(c.source, g); break;
+    case OutputConstraint::Kind::regex: status = regex_grammar(c.source, g); break;
+    case OutputConstraint::Kind::choice: status = choice_grammar(c.choices, g); break;
+    case OutputConstraint::Kind::grammar: status = gbnf_grammar(c.source, g); break;
+    case OutputConstraint::Kind::none: return Status::invalid(c.field + ": no constraint");
+  }
+  if (status.ok()) status = CompiledGrammar::compile(std::move(g), vocabulary, out);
+  if (!status.ok()) return Status::invalid(c.field + ": " + std::string(status.message()));
+  std::lock_guard lock(mutex_);
+  if (const auto it = entries_.find(key); it != entries_.end()) {
+    out = it->second.grammar;
+    return {};
+  }
+  order_.push_front(key);
+  entries_.emplace(std::move(key), Entry{out, order_.begin()});
+  while (entries_.size() > capacity_) {
+    entries_.erase(order_.back());
+    order_.pop_back();
+  }
+  return {};
+}
+
+}  // namespace coinfer::generation::grammar

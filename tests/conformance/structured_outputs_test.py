@@ -1,0 +1,173 @@
+"""Structured outputs from third-party clients: the openai package asks coinfer-serve's SmolLM2
+for JSON that follows a schema (response_format json_schema and json_object, the client's
+Pydantic `parse`, streamed), for a regex, a choice and a GBNF grammar (vLLM's
+structured_outputs), and Triton's generate takes the same fields (requests). Every answer that
+finishes with "stop" must validate against its schema with the `jsonschema` package, or match
+its pattern with Python's `re`. Exit 0 on success, 77 when the model is not installed."""
+import json
+import re
+import sys
+from typing import Literal
+
+import jsonschema
+import openai
+import pydantic
+import requests
+
+from serve import SKIPPED, smollm2_installed, start_server
+
+PERSON = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "maxLength": 40},
+        "age": {"type": "integer", "minimum": 0, "maximum": 120},
+        "city": {"type": "string", "maxLength": 40},
+        "hobbies": {"type": "array", "items": {"type": "string", "maxLength": 30}, "maxItems": 3},
+    },
+    "required": ["name", "age"],
+    "additionalProperties": False,
+}
+ORDER = {
+    "$defs": {
+        "item": {
+            "type": "object",
+            "properties": {
+                "product": {"enum": ["apple", "bread", "milk", "cheese"]},
+                "quantity": {"type": "integer", "minimum": 1, "maximum": 20},
+                "price": {"type": "number", "minimum": 0, "maximum": 100},
+            },
+            "required": ["product", "quantity"],
+            "additionalProperties": False,
+        }
+    },
+    "type": "object",
+    "properties": {
+        "items": {"type": "array", "items": {"$ref": "#/$defs/item"}, "minItems": 1, "maxItems": 4},
+        "delivery": {"type": "string", "format": "date"},
+        "paid": {"type": "boolean"},
+        "note": {"anyOf": [{"type": "string", "maxLength": 40}, {"type": "null"}]},
+    },
+    "required": ["items", "paid"],
+    "additionalProperties": False,
+}
+PROMPTS = [
+    "Tell me about a person named Alice who is 30 and lives in Paris.",
+    "Invent a character for a story.",
+    "I want three apples and a bottle of milk delivered tomorrow, already paid.",
+    "Write a short shopping list.",
+]
+
+
+class Weather(pydantic.BaseModel):
+    city: str = pydantic.Field(max_length=40)
+    temperature_c: int = pydantic.Field(ge=-60, le=60)
+    conditions: Literal["sunny", "cloudy", "rain", "snow"]
+
+
+def main():
+    binary, config = sys.argv[1], sys.argv[2]
+    if not smollm2_installed(config):
+        sys.exit(SKIPPED)
+    proc, address = start_server(binary, config, extra_args=["--model", "smollm2"])
+    try:
+        client = openai.OpenAI(base_url=f"http://{address}/v1", api_key="unused", max_retries=0)
+        stops = 0
+        answers = 0
+        for schema in (PERSON, ORDER):
+            for prompt in PROMPTS:
+                for settings in ({"temperature": 0}, {"temperature": 1.0, "seed": 7},
+                                 {"temperature": 1.2, "top_p": 0.95, "seed": 11}):
+                    chat = client.chat.completions.create(
+                        model="smollm2", messages=[{"role": "user", "content": prompt}],
+                        max_tokens=300, **settings,
+                        response_format={"type": "json_schema",
+                                         "json_schema": {"name": "answer", "schema": schema,
+                                                         "strict": True}})
+                    answers += 1
+                    text = chat.choices[0].message.content
+                    if chat.choices[0].finish_reason == "stop":
+                        stops += 1
+                        jsonschema.validate(json.loads(text), schema)
+                    else:  # a prefix the grammar allowed: it cannot be invalid JSON so far
+                        assert chat.choices[0].finish_reason == "length", chat
+        # Bounded strings and arrays: a constrained answer ends within its budget.
+        assert stops == answers, (stops, answers)
+
+        # Streamed: the pieces join to a valid answer equal to the whole one.
+        request = dict(model="smollm2", messages=[{"role": "user", "content": PROMPTS[0]}],
+                       max_tokens=200, temperature=0,
+                       response_format={"type": "json_schema",
+                                        "json_schema": {"name": "person", "schema": PERSON}})
+        whole = client.chat.completions.create(**request).choices[0].message.content
+        streamed = "".join(c.choices[0].delta.content or ""
+                           for c in client.chat.completions.create(**request, stream=True)
+                           if c.choices)
+        assert streamed == whole, (streamed, whole)
+        jsonschema.validate(json.loads(streamed), PERSON)
+
+        # json_object: any JSON object.
+        obj = client.chat.completions.create(
+            model="smollm2", messages=[{"role": "user", "content": "Give me a JSON object about cats."}],
+            max_tokens=120, temperature=0, response_format={"type": "json_object"})
+        if obj.choices[0].finish_reason == "stop":
+            assert isinstance(json.loads(obj.choices[0].message.content), dict)
+        else:
+            assert obj.choices[0].message.content.startswith("{")
+
+        # The client's own structured-output helper: a Pydantic model in, a parsed object out.
+        chat_api = client.chat.completions
+        parse = getattr(chat_api, "parse", None) or client.beta.chat.completions.parse
+        parsed = parse(model="smollm2", max_tokens=120, temperature=0, response_format=Weather,
+                       messages=[{"role": "user", "content": "What is the weather in Oslo?"}])
+        weather = parsed.choices[0].message.parsed
+        assert isinstance(weather, Weather), parsed
+        jsonschema.validate(json.loads(parsed.choices[0].message.content), Weather.model_json_schema())
+
+        # vLLM's structured_outputs: regex, choice, grammar; and its older guided_* fields.
+        phone = client.completions.create(
+            model="smollm2", prompt="Call me at", max_tokens=20, temperature=1.0, seed=3,
+            extra_body={"structured_outputs": {"regex": r" \(\d{3}\) \d{3}-\d{4}"}})
+        assert phone.choices[0].finish_reason == "stop"
+        assert re.fullmatch(r" \(\d{3}\) \d{3}-\d{4}", phone.choices[0].text), phone
+        for field in ({"structured_outputs": {"choice": ["positive", "negative", "neutral"]}},
+                      {"guided_choice": ["positive", "negative", "neutral"]}):
+            sentiment = client.chat.completions.create(
+                model="smollm2", max_tokens=10, temperature=0, extra_body=field,
+                messages=[{"role": "user", "content": "Sentiment of 'I love this!'?"}])
+            assert sentiment.choices[0].message.content in ("positive", "negative", "neutral")
+        gbnf = 'root ::= "The answer is " [0-9]+ "."'
+        math = client.chat.completions.create(
+            model="smollm2", max_tokens=16, temperature=0, extra_body={"structured_outputs": {"grammar": gbnf}},
+            messages=[{"role": "user", "content": "What is 12 + 30?"}])
+        assert re.fullmatch(r"The answer is [0-9]+\.", math.choices[0].message.content), math
+
+        # Triton's generate takes the same fields.
+        base = f"http://{address}"
+        gen = requests.post(f"{base}/v2/models/smollm2/generate", timeout=60, json={
+            "text_input": "The year is", "max_tokens": 8, "structured_outputs": {"regex": r" [12][0-9]{3}"}})
+        assert gen.status_code == 200, gen.text
+        assert re.fullmatch(r" [12][0-9]{3}", gen.json()["text_output"]), gen.json()
+
+        # What cannot be enforced is refused, naming it.
+        for body, message in (
+                ({"response_format": {"type": "json_schema", "json_schema": {
+                    "name": "x", "schema": {"type": "array", "uniqueItems": True}}}},
+                 "keyword 'uniqueItems' is not supported"),
+                ({"structured_outputs": {"regex": "(?=a)b"}}, "lookaround is not supported"),
+                ({"structured_outputs": {"grammar": "root ::= item"}}, "'item' is referenced but not defined"),
+                ({"response_format": {"type": "json_object"}, "structured_outputs": {"regex": "a"}},
+                 "only one structured output may be given")):
+            try:
+                client.chat.completions.create(model="smollm2", max_tokens=4, extra_body=body,
+                                               messages=[{"role": "user", "content": "hi"}])
+                raise AssertionError(f"{body} was accepted")
+            except openai.BadRequestError as e:
+                assert message in str(e), (message, str(e))
+        print(f"{answers} schema answers, all valid; weather {weather!r}; phone {phone.choices[0].text!r}")
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+
+
+if __name__ == "__main__":
+    main()

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <string>
@@ -9,6 +11,8 @@
 
 #include "coinfer/generation/grammar/matcher.hpp"
 #include "coinfer/generation/grammar/sources.hpp"
+#include "coinfer/models/gguf.hpp"
+#include "test_data.hpp"
 #include "toy_generation.hpp"
 
 namespace coinfer::generation::grammar {
@@ -278,6 +282,49 @@ TEST_CASE("the token mask equals trying every token, at every step") {
   check_masks_along(gbnf(R"(root ::= "Hello" (" world" | " end")* "!")"), "Hello world end world!");
   check_masks_along(regex(R"(OP(\d|!)+ ST)"), "OP1!2 ST");
   check_masks_along(schema(R"({"type":"array","items":{"enum":["Hello","OP"]}})"), R"(["Hello","OP"])");
+}
+
+TEST_CASE("on SmolLM2's vocabulary the mask equals trying every token, along a JSON answer's real tokens") {
+  const char* env = std::getenv("COINFER_SMOLLM2_GGUF");
+  const std::filesystem::path path = env != nullptr && *env != '\0'
+                                         ? std::filesystem::path(env)
+                                         : test::source_path("assets/SmolLM2-135M-Instruct.Q4_1.gguf");
+  if (!std::filesystem::exists(path)) {
+    MESSAGE("SKIPPED: " << path << " is missing (run scripts/setup, or set COINFER_SMOLLM2_GGUF)");
+    return;
+  }
+  GgufFile file;
+  BpeVocabulary vocabulary;
+  std::unique_ptr<ByteLevelBpeTokenizer> tokenizer;
+  REQUIRE(GgufFile::open(path, file).ok());
+  REQUIRE(load_bpe_vocabulary(file, vocabulary).ok());
+  REQUIRE(ByteLevelBpeTokenizer::create(std::move(vocabulary), tokenizer).ok());
+  Grammar g;
+  REQUIRE(json_schema_grammar(R"({"type":"object","properties":{"city":{"type":"string"},
+      "temp":{"type":"number"},"tags":{"type":"array","items":{"enum":["rain","sun"]}}},
+      "required":["city","temp"]})", g).ok());
+  std::shared_ptr<const CompiledGrammar> compiled;
+  REQUIRE(CompiledGrammar::compile(std::move(g), std::make_shared<const TokenVocabulary>(*tokenizer), compiled).ok());
+  std::vector<std::int32_t> ids;
+  REQUIRE(tokenizer->encode(R"({"city":"Zürich \"old\" town","temp":-3.5,"tags":["rain"]})", ids).ok());
+  Matcher m(compiled);
+  TokenMask mask;
+  for (std::size_t step = 0; step <= ids.size(); ++step) {
+    m.fill_mask(mask);
+    if (step % 3 == 0 || step == ids.size()) {  // every token tried at every third step
+      for (std::int32_t id = 0; id < compiled->vocabulary->size(); ++id) {
+        Matcher copy = m;
+        const bool allowed = (mask[static_cast<std::size_t>(id) >> 6] >> (id & 63)) & 1;
+        REQUIRE_MESSAGE(allowed == copy.accept_token(id), "token ", id, " at step ", step);
+      }
+    }
+    if (step < ids.size()) {
+      const bool in_mask = (mask[static_cast<std::size_t>(ids[step]) >> 6] >> (ids[step] & 63)) & 1;
+      REQUIRE(in_mask);
+      REQUIRE(m.accept_token(ids[step]));
+    }
+  }
+  CHECK(m.can_end());
 }
 
 TEST_CASE("the processor masks what the grammar refuses and lets the sequence end only where it may") {

@@ -138,8 +138,8 @@ struct PositionWalk {
       bool root = false, beyond = false;
       const auto mark = frames.nodes.size();
       Matcher::advance(g, frames, levels[depth], v.byte[child], next, root, beyond);
-      assert(!root);
-      if (!next.empty() || beyond) {
+      // Reaching the start rule's end accepts a token that ends there; nothing goes on past it.
+      if (!next.empty() || beyond || root) {
         tokens_of(child, false, true);
       } else if (popped_before) {
         tokens_of(child, false, false);
@@ -160,15 +160,21 @@ struct PositionWalk {
 
 }  // namespace
 
-const CompiledGrammar::PositionTokens& CompiledGrammar::position_tokens(std::uint32_t pos) const {
+const CompiledGrammar::PositionTokens& CompiledGrammar::position_tokens(
+    std::span<const std::uint32_t> context) const {
+  assert(context.size() >= 2);
+  const std::string key(reinterpret_cast<const char*>(context.data()), context.size_bytes());
   std::lock_guard lock(mutex_);
-  auto& slot = positions_[pos];
+  auto& slot = positions_[key];
   if (slot) return *slot;
   slot = std::make_unique<PositionTokens>();
   const auto& v = *vocabulary;
   slot->accepted.assign((static_cast<std::size_t>(v.size()) + 63) / 64, 0);
   PositionWalk walk{*this, v, *slot, {}, {}};
-  walk.levels.push_back({Head{pos, Matcher::kBeyond}});
+  // The known frames rebuilt from the bottom: what lies below them is kRoot or unknown.
+  std::uint32_t parent = context.back();
+  for (std::size_t i = context.size() - 1; i-- > 1;) parent = walk.frames.intern({context[i], parent});
+  walk.levels.push_back({Head{context[0], parent}});
   walk.walk(0, 0, false);
   std::ranges::sort(slot->uncertain);
   return *slot;
@@ -302,8 +308,16 @@ void Matcher::fill_mask(TokenMask& mask) {
   const auto& v = *grammar_->vocabulary;
   mask.assign((static_cast<std::size_t>(v.size()) + 63) / 64, 0);
   if (ended_) return;
+  std::vector<std::uint32_t> context;
   for (const Head& h : heads_) {
-    const auto& p = grammar_->position_tokens(h.pos);
+    context.assign(1, h.pos);
+    auto frame = h.parent;
+    while (frame != kRoot && context.size() <= CompiledGrammar::kContextFrames) {
+      context.push_back(frames_.nodes[frame].pos);
+      frame = frames_.nodes[frame].parent;
+    }
+    context.push_back(frame == kRoot ? kRoot : kBeyond);
+    const auto& p = grammar_->position_tokens(context);
     for (std::size_t w = 0; w < mask.size(); ++w) mask[w] |= p.accepted[w];
     for (const auto id : p.uncertain) {
       if (test_bit(mask, id)) continue;

@@ -57,7 +57,10 @@ class TokenVocabulary {
 // A grammar made ready to match: its rules laid out flat, and, computed the first time a
 // generation stands at a position and kept for every later one, which tokens that position
 // allows whatever the stack below it holds (xgrammar's context-independent tokens) and which
-// depend on the stack (few: those that finish the position's rule and go on past it).
+// depend on the stack (few: those that go on past what is known). What is known is the
+// position and the return positions of the kContextFrames frames above it: a JSON string's
+// character class alone would end after one character, its string rule and the closing quote's
+// rule say what a whole token of text does.
 // Shared by every sequence that uses the same grammar; safe to use from several threads.
 class CompiledGrammar {
  public:
@@ -68,8 +71,11 @@ class CompiledGrammar {
     TokenMask accepted;                   // allowed whatever lies below
     std::vector<std::int32_t> uncertain;  // to be checked against the whole stack
   };
-  // Of a position whose element is a byte set; computed once.
-  const PositionTokens& position_tokens(std::uint32_t pos) const;
+  static constexpr std::size_t kContextFrames = 4;
+  // Of a context: a position whose element is a byte set, then the return positions of up to
+  // kContextFrames frames above it, then Matcher::kRoot if the stack ends there (else
+  // Matcher::kBeyond). Computed once.
+  const PositionTokens& position_tokens(std::span<const std::uint32_t> context) const;
 
   // The flat program: every rule's alternatives, each ending with an end element.
   std::vector<Element> code;
@@ -83,7 +89,7 @@ class CompiledGrammar {
 
  private:
   mutable std::mutex mutex_;
-  mutable std::unordered_map<std::uint32_t, std::unique_ptr<PositionTokens>> positions_;
+  mutable std::unordered_map<std::string, std::unique_ptr<PositionTokens>> positions_;
 };
 
 // A pushdown automaton over bytes: a set of stacks, each a head position (the next byte set

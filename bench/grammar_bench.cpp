@@ -127,6 +127,11 @@ int main(int argc, char** argv) {
 
   std::vector<Case> cases = {
       {"30-property schema", c30, answer30},
+      {"8 records (bench/structured_bench.py)",
+       {OutputConstraint::Kind::json_schema,
+        R"({"type":"array","minItems":8,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["name","age","city"],"properties":{"name":{"type":"string","maxLength":12},"age":{"type":"integer","minimum":0,"maximum":99},"city":{"type":"string","maxLength":12}}}})",
+        {}, "f"},
+       R"([{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"}])"},
       {"json_object", {OutputConstraint::Kind::json_object, "", {}, "f"},
        R"({"name":"Tom","age":3,"tags":["a","b"],"nested":{"x":[1,2.5,null,true]},"note":"déjà vu"})"},
       {"regex (phone)", {OutputConstraint::Kind::regex, R"(\(\d{3}\) \d{3}-\d{4})", {}, "f"}, "(201) 351-5591"},

@@ -278,7 +278,7 @@ TEST_CASE("llm: bad generation requests get 400 or 404 naming what was wrong") {
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","max_tokens":100000})", 400, "max_tokens");
   expect("/v1/chat/completions", R"({"model":"smollm2","messages":[]})", 400, "messages: empty");
   expect("/v1/chat/completions", R"({"model":"smollm2","messages":[{"role":"robot","content":"x"}]})", 400, "messages[0].role");
-  expect("/v1/chat/completions", R"({"model":"smollm2","messages":[{"role":"user","content":"x"}],"response_format":{}})", 400, "response_format: not supported");
+  expect("/v1/chat/completions", R"({"model":"smollm2","messages":[{"role":"user","content":"x"}],"response_format":{}})", 400, "response_format.type: expected text, json_object or json_schema");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","stream_options":{"include_usage":true}})", 400, "stream_options");
   expect("/v1/completions", "{not json", 400, "JSON");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","logit_bias":{"x1":5}})", 400,

@@ -203,7 +203,7 @@ TEST_CASE("a JSON schema keyword that is not supported is an error naming it, ne
   CHECK(error(R"({"type":"string","pattern":"(a)\\1"})").find("backreferences are not supported") != std::string::npos);
 }
 
-TEST_CASE("regular expressions: classes, groups, alternation and counted repetition; unsupported syntax is named") {
+TEST_CASE("regular expressions: classes, groups, alternation and counted repetition, and unsupported syntax is named") {
   check_table(regex(R"(^(cat|dog)s?\d{2,3}$)"), {"cat12", "dogs999"}, {"cat1", "cats1234", "bird12", "Cat12"});
   check_table(regex(R"([^a-c\s]+x*)"), {"dx", "zzz", "é"}, {"a", "d x", ""});
   check_table(regex(R"((?:ab|c){2}\.\x41\u00e9.)"), {"abc.Aé!", "cc.Aéé"}, {"abc.Aé\n", "ab.Aé!"});

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   }
   std::sort(compile_ms.begin(), compile_ms.end());
   GrammarCache cache(*tokenizer);
-  OutputConstraint c30{OutputConstraint::Kind::json_schema, schema30, {}, "schema"};
+  OutputConstraint c30{OutputConstraint::Kind::json_schema, schema30, {}, "schema", {}, true};
   std::shared_ptr<const CompiledGrammar> cached;
   (void)cache.get(c30, cached);
   t = Clock::now();
@@ -130,12 +130,12 @@ int main(int argc, char** argv) {
       {"8 records (bench/structured_bench.py)",
        {OutputConstraint::Kind::json_schema,
         R"({"type":"array","minItems":8,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["name","age","city"],"properties":{"name":{"type":"string","maxLength":12},"age":{"type":"integer","minimum":0,"maximum":99},"city":{"type":"string","maxLength":12}}}})",
-        {}, "f"},
+        {}, "f", {}, true},
        R"([{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"}])"},
-      {"json_object", {OutputConstraint::Kind::json_object, "", {}, "f"},
+      {"json_object", {OutputConstraint::Kind::json_object, "", {}, "f", {}, true},
        R"({"name":"Tom","age":3,"tags":["a","b"],"nested":{"x":[1,2.5,null,true]},"note":"déjà vu"})"},
-      {"regex (phone)", {OutputConstraint::Kind::regex, R"(\(\d{3}\) \d{3}-\d{4})", {}, "f"}, "(201) 351-5591"},
-      {"GBNF (list)", {OutputConstraint::Kind::grammar, "root ::= item (\", \" item)*\nitem ::= [a-z ]+", {}, "f"},
+      {"regex (phone)", {OutputConstraint::Kind::regex, R"(\(\d{3}\) \d{3}-\d{4})", {}, "f", {}, true}, "(201) 351-5591"},
+      {"GBNF (list)", {OutputConstraint::Kind::grammar, "root ::= item (\", \" item)*\nitem ::= [a-z ]+", {}, "f", {}, true},
        "apples, bread and butter, milk, cheese"},
   };
   for (const auto& c : cases) {

@@ -22,6 +22,7 @@
 #include "coinfer/tokenizers/bpe.hpp"
 #include "generation_fields.hpp"
 #include "openai_errors.hpp"
+#include "openai_tools.hpp"
 
 namespace coinfer {
 namespace {
@@ -50,6 +51,7 @@ struct CompletionRequest {
   bool include_usage = false;
   bool logprobs = false;
   int top_logprobs = 0;
+  openai_tools::Tools tools;  // chat
 };
 
 // "content": a string, or an array of {"type": "text", "text"} parts.
@@ -84,16 +86,58 @@ Status read_content(ondemand::value& value, const std::string& where, std::strin
   return {};
 }
 
+// An assistant message's tool_calls: [{"id", "type": "function", "function": {"name", "arguments"}}].
+Status read_history_calls(ondemand::value& value, const std::string& where,
+                          std::vector<std::pair<std::string, std::string>>& out) {
+  ondemand::array array;
+  if (value.get_array().get(array)) return Status::invalid(where + ": expected an array");
+  for (auto element : array) {
+    ondemand::object call;
+    if (element.get_object().get(call)) return Status::invalid(where + ": expected objects");
+    std::string name, arguments, ignored;
+    for (auto field : call) {
+      std::string_view key;
+      ondemand::value v;
+      if (field.unescaped_key().get(key) || field.value().get(v)) return Status::invalid(where + ": invalid JSON");
+      if (key == "id" || key == "type") {
+        if (auto s = read_string(v, where + "." + std::string(key), ignored); !s.ok()) return s;
+      } else if (key == "function") {
+        ondemand::object function;
+        if (v.get_object().get(function)) return Status::invalid(where + ".function: expected an object");
+        for (auto f : function) {
+          std::string_view k;
+          ondemand::value fv;
+          if (f.unescaped_key().get(k) || f.value().get(fv)) return Status::invalid(where + ".function: invalid JSON");
+          if (k == "name") {
+            if (auto s = read_string(fv, where + ".function.name", name); !s.ok()) return s;
+          } else if (k == "arguments") {
+            if (auto s = read_string(fv, where + ".function.arguments", arguments); !s.ok()) return s;
+          } else {
+            return Status::invalid(where + ".function." + std::string(k) + ": not supported");
+          }
+        }
+      } else {
+        return Status::invalid(where + "." + std::string(key) + ": not supported");
+      }
+    }
+    if (name.empty()) return Status::invalid(where + ".function.name: missing");
+    out.emplace_back(std::move(name), std::move(arguments));
+  }
+  return {};
+}
+
 Status read_messages(ondemand::value& value, std::vector<ChatMessage>& out) {
   ondemand::array array;
   if (value.get_array().get(array)) return Status::invalid("messages: expected an array");
   std::size_t index = 0;
+  bool after_tool = false;  // the last message was a tool's result: the next one joins its turn
   for (auto element : array) {
     const std::string where = "messages[" + std::to_string(index++) + "]";
     ondemand::object object;
     if (element.get_object().get(object)) return Status::invalid(where + ": expected an object");
     ChatMessage message;
     bool has_role = false;
+    std::vector<std::pair<std::string, std::string>> calls;
     for (auto field : object) {
       std::string_view key;
       ondemand::value v;
@@ -103,20 +147,46 @@ Status read_messages(ondemand::value& value, std::vector<ChatMessage>& out) {
         has_role = true;
       } else if (key == "content") {
         if (auto s = read_content(v, where + ".content", message.content); !s.ok()) return s;
-      } else if (key == "name") {
+      } else if (key == "name" || key == "tool_call_id") {
         std::string ignored;
-        if (auto s = read_string(v, where + ".name", ignored); !s.ok()) return s;
+        if (auto s = read_string(v, where + "." + std::string(key), ignored); !s.ok()) return s;
+      } else if (key == "tool_calls") {
+        ondemand::json_type type;
+        if (v.type().get(type)) return Status::invalid(where + ".tool_calls: invalid JSON");
+        if (type == ondemand::json_type::null) continue;
+        if (auto s = read_history_calls(v, where + ".tool_calls", calls); !s.ok()) return s;
       } else {
         return Status::invalid(where + "." + std::string(key) + ": not supported");
       }
     }
     if (!has_role) return Status::invalid(where + ".role: missing");
     if (message.role != "system" && message.role != "user" && message.role != "assistant" &&
-        message.role != "developer") {
+        message.role != "developer" && message.role != "tool") {
       return Status::invalid(where + ".role: '" + message.role +
-                             "' is not one of system, developer, user, assistant");
+                             "' is not one of system, developer, user, assistant, tool");
+    }
+    if (!calls.empty() && message.role != "assistant") {
+      return Status::invalid(where + ".tool_calls: only on assistant messages");
     }
     if (message.role == "developer") message.role = "system";
+    if (!calls.empty()) {
+      if (!message.content.empty()) message.content += '\n';
+      message.content += openai_tools::render_calls(calls);
+    }
+    if (message.role == "tool") {
+      // Tool results reach the model as the user's turn, consecutive ones in one.
+      const auto rendered = openai_tools::render_response(message.content);
+      if (after_tool) {
+        out.back().content += '\n';
+        out.back().content += rendered;
+        continue;
+      }
+      message.role = "user";
+      message.content = rendered;
+      after_tool = true;
+    } else {
+      after_tool = false;
+    }
     out.push_back(std::move(message));
   }
   if (out.empty()) return Status::invalid("messages: empty");
@@ -203,6 +273,12 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
       s = read_string(value, key, ignored);
     } else if (key == "add_generation_prompt" && chat) {
       s = read_bool(value, key, out.call.add_generation_prompt);
+    } else if (key == "tools" && chat) {
+      s = openai_tools::read_tools(value, out.tools);
+    } else if (key == "tool_choice" && chat) {
+      s = openai_tools::read_tool_choice(value, out.tools);
+    } else if (key == "parallel_tool_calls" && chat) {
+      s = openai_tools::read_parallel_tool_calls(value, out.tools);
     } else {
       bool known = false;
       s = generation_fields::read_field(key, value, out.call, known);
@@ -214,7 +290,7 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
   if (!chat && !out.has_prompt) return Status::invalid("prompt: missing");
   if (out.logprobs) out.call.request.sampling.logprobs = out.top_logprobs;
   if (out.include_usage && !out.stream) return Status::invalid("stream_options: only allowed with stream");
-  return {};
+  return openai_tools::apply(out.tools, out.call);
 }
 
 std::atomic<std::uint64_t> next_completion_id{1};
@@ -301,14 +377,35 @@ void append_completion_logprobs(std::string& out, const ByteLevelBpeTokenizer& t
   out += "]}";
 }
 
-std::string_view finish_text(FinishReason reason) {
-  return reason == FinishReason::length ? "length" : "stop";
+std::string_view finish_text(FinishReason reason, bool called_tools = false) {
+  if (reason == FinishReason::length) return "length";
+  return called_tools ? "tool_calls" : "stop";
+}
+
+// {"id": "call_...", "type": "function", "function": {"name", "arguments"}} (with "index" in a
+// stream's delta).
+void append_tool_call(std::string& out, const openai_tools::ToolCall& call, const std::string& id,
+                      std::size_t index, bool with_index) {
+  out += '{';
+  if (with_index) {
+    out += R"("index":)";
+    json_append_number(out, index);
+    out += ',';
+  }
+  out += R"("id":)";
+  json_append_string(out, "call_" + id.substr(id.find('-') + 1) + "_" + std::to_string(index));
+  out += R"(,"type":"function","function":{"name":)";
+  json_append_string(out, call.name);
+  out += R"(,"arguments":)";
+  json_append_string(out, call.arguments);
+  out += "}}";
 }
 
 // One streamed chunk's JSON (without the SSE framing).
 void chunk_json(std::string& out, const CompletionRequest& r, const std::string& id,
                 std::int64_t created, const std::string& model, const ByteLevelBpeTokenizer& tokenizer,
-                const GenerationUpdate& u, bool first, std::size_t& text_offset) {
+                const GenerationUpdate& u, bool first, std::size_t& text_offset,
+                bool called_tools = false) {
   out += R"({"id":)";
   json_append_string(out, id);
   out += r.chat ? R"(,"object":"chat.completion.chunk","created":)" : R"(,"object":"text_completion","created":)";
@@ -338,7 +435,7 @@ void chunk_json(std::string& out, const CompletionRequest& r, const std::string&
   }
   out += R"(,"finish_reason":)";
   if (u.finish == FinishReason::stop || u.finish == FinishReason::length) {
-    json_append_string(out, finish_text(u.finish));
+    json_append_string(out, finish_text(u.finish, called_tools));
   } else {
     out += "null";
   }
@@ -360,7 +457,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   // OpenAI's default for completions is 16; chat's is what the context leaves.
   call.default_max_tokens = 16;
   call.default_max_tokens_fill_context = chat;
-  call.cacheable = !r.logprobs;  // answers with logprobs are not kept
+  call.cacheable = call.cacheable && !r.logprobs;  // answers with logprobs are not kept
   if (status.ok()) status = endpoint->prepare(call);
   const bool caching = status.ok() && endpoint->caches(call);
   if (caching) status = cache_fields::read_directives(req, call.directives);
@@ -394,6 +491,8 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     if (!co_await res.stream->begin(head)) co_return;
     std::string event;
     bool first = true;
+    std::optional<openai_tools::StreamSplitter> splitter;
+    if (chat && r.tools.active()) splitter.emplace(r.tools.parallel);
     while (co_await run.next(update)) {
       event.clear();
       if (update.finish != FinishReason::none && update.finish != FinishReason::stop &&
@@ -404,11 +503,42 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
         (void)co_await res.stream->write(event);
         co_return;
       }
+      // With tools, text goes out as it comes until a call begins; a call goes out whole.
+      std::vector<openai_tools::ToolCall> calls;
+      const FinishReason finish = update.finish;
+      if (splitter) {
+        std::string said;
+        splitter->feed(update.text, said, calls);
+        if (finish != FinishReason::none) splitter->finish(said);
+        update.text = std::move(said);
+        if (!calls.empty()) update.finish = FinishReason::none;  // the calls come first
+      }
       if (!update.text.empty() || !update.tokens.empty() || update.finish != FinishReason::none || first) {
         event += "data: ";
-        chunk_json(event, r, id, created, r.model, tokenizer, update, first, text_offset);
+        chunk_json(event, r, id, created, r.model, tokenizer, update, first, text_offset,
+                   splitter && splitter->calls_made() > 0);
         event += "\n\n";
         first = false;
+      }
+      for (std::size_t k = 0; k < calls.size(); ++k) {
+        event += R"(data: {"id":)";
+        json_append_string(event, id);
+        event += R"(,"object":"chat.completion.chunk","created":)";
+        json_append_number(event, created);
+        event += R"(,"model":)";
+        json_append_string(event, r.model);
+        event += R"(,"choices":[{"index":0,"delta":{"tool_calls":[)";
+        append_tool_call(event, calls[k], id, splitter->calls_made() - calls.size() + k, true);
+        event += R"(]},"logprobs":null,"finish_reason":null}]})";
+        event += "\n\n";
+      }
+      if (!calls.empty() && finish != FinishReason::none) {
+        GenerationUpdate last_chunk;
+        last_chunk.finish = finish;
+        event += "data: ";
+        chunk_json(event, r, id, created, r.model, tokenizer, last_chunk, false, text_offset, true);
+        event += "\n\n";
+        update.finish = finish;
       }
       if (update.finish != FinishReason::none) {
         if (r.include_usage) {
@@ -459,9 +589,27 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   out += R"(,"model":)";
   json_append_string(out, r.model);
   out += R"(,"choices":[{"index":0,)";
+  std::vector<openai_tools::ToolCall> calls;
   if (chat) {
+    std::string content = std::move(whole);
+    if (r.tools.active()) {
+      const std::string text = std::move(content);
+      openai_tools::parse(text, r.tools.parallel, content, calls);
+    }
     out += R"("message":{"role":"assistant","content":)";
-    json_append_string(out, whole);
+    if (calls.empty() || !content.empty()) {
+      json_append_string(out, content);
+    } else {
+      out += "null";
+    }
+    if (!calls.empty()) {
+      out += R"(,"tool_calls":[)";
+      for (std::size_t k = 0; k < calls.size(); ++k) {
+        if (k > 0) out += ',';
+        append_tool_call(out, calls[k], id, k, false);
+      }
+      out += ']';
+    }
     out += '}';
   } else {
     out += R"("text":)";
@@ -478,7 +626,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     out += "null";
   }
   out += R"(,"finish_reason":)";
-  json_append_string(out, finish_text(last.finish));
+  json_append_string(out, finish_text(last.finish, !calls.empty()));
   out += "}],";
   append_usage(out, last);
   out += '}';

@@ -196,6 +196,16 @@ Status GenerationEndpoint::prepare(GenerationCall& call) const {
   auto& g = call.request;
   Status status;
   if (call.chat) {
+    if (!call.system_suffix.empty()) {
+      if (!call.messages.empty() && call.messages.front().role == "system") {
+        call.messages.front().content += "\n\n" + call.system_suffix;
+      } else {
+        call.messages.insert(call.messages.begin(),
+                             ChatMessage{"system", generator_->default_system_prompt() + "\n\n" +
+                                                       call.system_suffix});
+      }
+      call.system_suffix.clear();
+    }
     const std::string text = render_chatml(call.messages, call.add_generation_prompt,
                                            generator_->default_system_prompt());
     status = tokenizer.encode(text, g.prompt, Tokenizer::no_truncation);

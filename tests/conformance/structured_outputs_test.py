@@ -148,6 +148,74 @@ def main():
         assert gen.status_code == 200, gen.text
         assert re.fullmatch(r" [12][0-9]{3}", gen.json()["text_output"]), gen.json()
 
+        # Tools: each tool_choice; forced calls name a listed function and their arguments follow
+        # its parameters' schema.
+        weather_params = {"type": "object", "properties": {
+            "city": {"type": "string", "maxLength": 30}, "unit": {"enum": ["celsius", "fahrenheit"]}},
+            "required": ["city"]}
+        time_params = {"type": "object", "properties": {"timezone": {"type": "string", "maxLength": 30}},
+                       "required": ["timezone"]}
+        tools = [{"type": "function", "function": {"name": "get_weather", "description": "Current weather",
+                                                    "parameters": weather_params}},
+                 {"type": "function", "function": {"name": "get_time", "parameters": time_params}}]
+        schemas = {"get_weather": weather_params, "get_time": time_params}
+        ask = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+        def check_calls(message, names):
+            assert message.tool_calls, message
+            for call in message.tool_calls:
+                assert call.type == "function" and call.id, call
+                assert call.function.name in names, call
+                jsonschema.validate(json.loads(call.function.arguments), schemas[call.function.name])
+
+        required = client.chat.completions.create(model="smollm2", messages=ask, tools=tools, max_tokens=120,
+                                                  temperature=0, tool_choice="required")
+        assert required.choices[0].finish_reason == "tool_calls", required
+        check_calls(required.choices[0].message, schemas)
+        named = client.chat.completions.create(
+            model="smollm2", messages=ask, tools=tools, max_tokens=60, temperature=0.8, seed=5,
+            tool_choice={"type": "function", "function": {"name": "get_time"}})
+        assert named.choices[0].finish_reason == "tool_calls", named
+        check_calls(named.choices[0].message, {"get_time"})
+        assert len(named.choices[0].message.tool_calls) == 1
+        single = client.chat.completions.create(model="smollm2", messages=ask, tools=tools, max_tokens=120,
+                                                temperature=0, tool_choice="required", parallel_tool_calls=False)
+        assert len(single.choices[0].message.tool_calls) == 1, single
+        none = client.chat.completions.create(model="smollm2", messages=ask, tools=tools, max_tokens=16,
+                                              temperature=0, tool_choice="none")
+        assert not none.choices[0].message.tool_calls and none.choices[0].message.content, none
+        auto = client.chat.completions.create(model="smollm2", messages=ask, tools=tools, max_tokens=60,
+                                              temperature=0)
+        if auto.choices[0].message.tool_calls:
+            check_calls(auto.choices[0].message, schemas)
+            assert auto.choices[0].finish_reason == "tool_calls"
+        else:
+            assert auto.choices[0].message.content
+
+        # Streamed: the client's deltas reassemble to the same calls.
+        calls = {}
+        finish = None
+        for chunk in client.chat.completions.create(model="smollm2", messages=ask, tools=tools, max_tokens=120,
+                                                    temperature=0, tool_choice="required", stream=True):
+            for choice in chunk.choices:
+                for delta in choice.delta.tool_calls or []:
+                    entry = calls.setdefault(delta.index, {"name": "", "arguments": ""})
+                    entry["name"] += delta.function.name or ""
+                    entry["arguments"] += delta.function.arguments or ""
+                finish = choice.finish_reason or finish
+        assert finish == "tool_calls"
+        assert [(c["name"], json.loads(c["arguments"])) for _, c in sorted(calls.items())] == [
+            (t.function.name, json.loads(t.function.arguments)) for t in required.choices[0].message.tool_calls]
+
+        # The history: the assistant's call and the tool's result go back to the model.
+        history = ask + [{"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": '{"temperature":18,"conditions":"sunny"}'}]
+        followup = client.chat.completions.create(model="smollm2", messages=history, tools=tools,
+                                                  max_tokens=24, temperature=0)
+        assert followup.choices[0].message.content or followup.choices[0].message.tool_calls, followup
+
         # What cannot be enforced is refused, naming it.
         for body, message in (
                 ({"response_format": {"type": "json_schema", "json_schema": {
@@ -156,7 +224,13 @@ def main():
                 ({"structured_outputs": {"regex": "(?=a)b"}}, "lookaround is not supported"),
                 ({"structured_outputs": {"grammar": "root ::= item"}}, "'item' is referenced but not defined"),
                 ({"response_format": {"type": "json_object"}, "structured_outputs": {"regex": "a"}},
-                 "only one structured output may be given")):
+                 "only one structured output may be given"),
+                ({"tools": tools, "tool_choice": {"type": "function", "function": {"name": "nope"}}},
+                 "'nope' is not in tools"),
+                ({"tool_choice": "required"}, "tool_choice: needs tools"),
+                ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {
+                    "type": "object", "properties": {"a": {"type": "string", "format": "hostname"}}}}}],
+                  "tool_choice": "required"}, "format 'hostname' is not supported")):
             try:
                 client.chat.completions.create(model="smollm2", max_tokens=4, extra_body=body,
                                                messages=[{"role": "user", "content": "hi"}])

@@ -22,6 +22,9 @@ struct GenerationCall {
   // The prompt: chat messages (rendered with the model's chat template), a text, or token ids.
   bool chat = false;
   std::vector<ChatMessage> messages;
+  // Appended to the system message (the default one when the conversation has none): what
+  // the model is told of the tools it may call.
+  std::string system_suffix;
   bool add_generation_prompt = true;  // chat: end with the assistant's turn opened
   std::string text;
   std::vector<std::int32_t> token_ids;

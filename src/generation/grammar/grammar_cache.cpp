@@ -22,6 +22,13 @@ Status GrammarCache::get(const OutputConstraint& c, std::shared_ptr<const Compil
     key += '\0';
     key += choice;
   }
+  for (const auto& f : c.functions) {
+    key += '\1';
+    key += f.name;
+    key += '\0';
+    key += f.parameters;
+  }
+  key += c.parallel ? '\2' : '\3';
   std::shared_ptr<const TokenVocabulary> vocabulary;
   {
     std::lock_guard lock(mutex_);
@@ -42,6 +49,7 @@ Status GrammarCache::get(const OutputConstraint& c, std::shared_ptr<const Compil
     case OutputConstraint::Kind::regex: status = regex_grammar(c.source, g); break;
     case OutputConstraint::Kind::choice: status = choice_grammar(c.choices, g); break;
     case OutputConstraint::Kind::grammar: status = gbnf_grammar(c.source, g); break;
+    case OutputConstraint::Kind::tool_calls: status = tool_calls_grammar(c.functions, c.parallel, g); break;
     case OutputConstraint::Kind::none: return Status::invalid(c.field + ": no constraint");
   }
   if (status.ok()) status = CompiledGrammar::compile(std::move(g), vocabulary, out);

@@ -44,7 +44,7 @@ const std::unordered_map<std::string_view, std::string_view> kFormats = {
 
 std::string json_literal(dom::element e) { return simdjson::minify(e); }
 
-std::string quoted(std::string_view key) {
+std::string json_quoted(std::string_view key) {
   std::string out;
   json_append_string(out, key);
   return out;
@@ -665,7 +665,7 @@ class SchemaCompiler {
     }
     for (std::size_t i = n; i-- > 0;) {
       const auto& [name, schema] = properties[i];
-      Sequence kv = g_.literal(quoted(name) + ":");
+      Sequence kv = g_.literal(json_quoted(name) + ":");
       if (auto st = value(schema, std::string(where) + ".properties." + std::string(name), kv); !st.ok()) return st;
       const bool is_required = std::ranges::find(required, name) != required.end();
       Sequence take = kv;
@@ -880,15 +880,50 @@ class SchemaCompiler {
 
 }  // namespace
 
-Status json_schema_grammar(std::string_view schema, Grammar& out) {
+Status add_json_schema(Grammar& g, std::string_view schema, Element& out) {
   dom::parser parser;
   dom::element root;
   if (parser.parse(schema.data(), schema.size()).get(root)) return Status::invalid("schema: invalid JSON");
-  SchemaCompiler compiler(out, root);
+  SchemaCompiler compiler(g, root);
+  return compiler.compile_root(out);
+}
+
+Status json_schema_grammar(std::string_view schema, Grammar& out) {
   Element e;
-  if (auto st = compiler.compile_root(e); !st.ok()) return st;
+  if (auto st = add_json_schema(out, schema, e); !st.ok()) return st;
   const auto r = out.rule("root");
   out.define(r, {{e}});
+  return out.finish(r);
+}
+
+Status tool_calls_grammar(std::span<const ToolFunction> functions, bool parallel, Grammar& out) {
+  if (functions.empty()) return Status::invalid("tools: empty");
+  std::vector<Sequence> calls;
+  for (const auto& f : functions) {
+    Element arguments;
+    const std::string_view schema = f.parameters.empty() ? std::string_view(R"({"type":"object","properties":{}})")
+                                                         : std::string_view(f.parameters);
+    if (auto st = add_json_schema(out, schema, arguments); !st.ok()) {
+      return Status::invalid("function '" + f.name + "' parameters: " + std::string(st.message()));
+    }
+    std::string head = "<tool_call>\n{\"name\":";
+    head += json_quoted(f.name);
+    head += ",\"arguments\":";
+    Sequence call = out.literal(head);
+    call.push_back(arguments);
+    const auto tail = out.literal("}\n</tool_call>");
+    call.insert(call.end(), tail.begin(), tail.end());
+    calls.push_back(std::move(call));
+  }
+  const auto call = out.alternation("tool-call", std::move(calls));
+  Sequence root_seq{call};
+  if (parallel) {
+    Sequence more = out.literal("\n");
+    more.push_back(call);
+    root_seq.push_back(out.repeat("more-calls", more, 0, -1));
+  }
+  const auto r = out.rule("root");
+  out.define(r, {root_seq});
   return out.finish(r);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coinfer/core/status.hpp"
+#include "coinfer/generation/grammar/sources.hpp"
 
 namespace coinfer {
 class ByteLevelBpeTokenizer;
@@ -22,11 +23,13 @@ class TokenVocabulary;
 // What a request asks its output to be, as the protocol read it: OpenAI's response_format,
 // vLLM's structured_outputs (and its older guided_* fields).
 struct OutputConstraint {
-  enum class Kind : std::uint8_t { none, json_object, json_schema, regex, choice, grammar };
+  enum class Kind : std::uint8_t { none, json_object, json_schema, regex, choice, grammar, tool_calls };
   Kind kind = Kind::none;
   std::string source;                // the schema's JSON, the pattern, or the GBNF text
   std::vector<std::string> choices;  // Kind::choice
   std::string field;                 // the request field it came from, for errors
+  std::vector<ToolFunction> functions;  // Kind::tool_calls: the functions a call may name
+  bool parallel = true;                 // Kind::tool_calls: one call or several
   bool empty() const noexcept { return kind == Kind::none; }
 };
 

@@ -29,6 +29,20 @@ Status gbnf_grammar(std::string_view text, Grammar& out);
 // Exactly one of the strings.
 Status choice_grammar(std::span<const std::string> choices, Grammar& out);
 
+// A function a chat model may call: its name and its parameters' JSON schema (empty: none,
+// the arguments are {}).
+struct ToolFunction {
+  std::string name;
+  std::string parameters;
+};
+// One tool call, or with `parallel` one or more separated by newlines, each
+//   <tool_call>\n{"name":"NAME","arguments":{...}}\n</tool_call>
+// with the arguments following the function's schema (compact JSON, as json_schema_grammar).
+Status tool_calls_grammar(std::span<const ToolFunction> functions, bool parallel, Grammar& out);
+
+// The schema as one element of `g` (for grammars that embed JSON, like tool calls).
+Status add_json_schema(Grammar& g, std::string_view schema, Element& out);
+
 // The regular expression as one element of `g` (a JSON Schema's `pattern`). In a JSON string
 // (`json_string`) the characters that JSON escapes (quote, backslash, control characters) are
 // written escaped when the pattern names them literally, and left out of classes.

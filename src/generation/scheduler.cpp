@@ -134,6 +134,13 @@ void Scheduler::admit(StepPlan& plan) {
   while (may_admit && !waiting_.empty() &&
          static_cast<std::int32_t>(running_.size()) < config_.max_num_seqs) {
     Sequence& s = *waiting_.front();
+    if (s.request.prefill_group && s.generated() == 0 &&
+        std::ranges::any_of(running_, [&](const std::unique_ptr<Sequence>& r) {
+          const auto full = r->prompt_len / blocks_.block_size() * blocks_.block_size();
+          return r->request.prefill_group == s.request.prefill_group && r->computed < full;
+        })) {
+      break;  // its prompt's full blocks are being computed: admitted after, it shares them
+    }
     if (!blocks_.can_allocate(s.tokens)) break;
     std::int32_t cached = 0;
     if (!blocks_.allocate(s.id, s.tokens, cached)) break;

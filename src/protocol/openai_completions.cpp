@@ -52,7 +52,12 @@ struct CompletionRequest {
   bool logprobs = false;
   int top_logprobs = 0;
   openai_tools::Tools tools;  // chat
+  int n = 1;        // choices
+  int best_of = 0;  // 0: not given
 };
+
+// Choices per request: each is a sequence in the engine.
+constexpr int kMaxChoices = 16;
 
 // "content": a string, or an array of {"type": "text", "text"} parts.
 Status read_content(ondemand::value& value, const std::string& where, std::string& out) {
@@ -232,10 +237,10 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
     } else if (key == "messages" && chat) {
       has_messages = true;
       s = read_messages(value, out.call.messages);
-    } else if (key == "n" || key == "best_of") {
-      int n = 1;
-      s = read_number(value, key, n, 1, 1);
-      if (!s.ok()) s = Status::invalid(std::string(key) + ": only 1 is supported");
+    } else if (key == "n") {
+      s = read_number(value, key, out.n, 1, kMaxChoices);
+    } else if (key == "best_of") {
+      s = read_number(value, key, out.best_of, 1, kMaxChoices);
     } else if (key == "stream") {
       s = read_bool(value, key, out.stream);
     } else if (key == "stream_options") {
@@ -290,6 +295,10 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
   if (!chat && !out.has_prompt) return Status::invalid("prompt: missing");
   if (out.logprobs) out.call.request.sampling.logprobs = out.top_logprobs;
   if (out.include_usage && !out.stream) return Status::invalid("stream_options: only allowed with stream");
+  if (out.best_of != 0 && out.best_of != out.n) {
+    return Status::invalid("best_of: only equal to n is supported (returning the n best of more "
+                           "candidates is not)");
+  }
   return openai_tools::apply(out.tools, out.call);
 }
 
@@ -405,14 +414,16 @@ void append_tool_call(std::string& out, const openai_tools::ToolCall& call, cons
 void chunk_json(std::string& out, const CompletionRequest& r, const std::string& id,
                 std::int64_t created, const std::string& model, const ByteLevelBpeTokenizer& tokenizer,
                 const GenerationUpdate& u, bool first, std::size_t& text_offset,
-                bool called_tools = false) {
+                bool called_tools, std::size_t index) {
   out += R"({"id":)";
   json_append_string(out, id);
   out += r.chat ? R"(,"object":"chat.completion.chunk","created":)" : R"(,"object":"text_completion","created":)";
   json_append_number(out, created);
   out += R"(,"model":)";
   json_append_string(out, model);
-  out += R"(,"choices":[{"index":0,)";
+  out += R"(,"choices":[{"index":)";
+  json_append_number(out, index);
+  out += ',';
   if (r.chat) {
     out += R"("delta":{)";
     if (first) out += R"("role":"assistant",)";
@@ -442,156 +453,71 @@ void chunk_json(std::string& out, const CompletionRequest& r, const std::string&
   out += "}]}";
 }
 
-asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest& req,
-                                  HttpResponse& res, bool chat) {
-  CompletionRequest r;
-  GenerationEndpoint* endpoint = nullptr;
-  Status status = read_request(req, chat, r);
-  if (status.ok()) {
-    if (r.model.empty()) status = Status::invalid("model: missing (the name of a served model)");
-    if (status.ok()) status = repo.find_generation(r.model, req.tenant, endpoint);
-  }
-  GenerationCall& call = r.call;
-  call.route = chat ? "chat" : "completions";
-  call.chat = chat;
-  // OpenAI's default for completions is 16; chat's is what the context leaves.
-  call.default_max_tokens = 16;
-  call.default_max_tokens_fill_context = chat;
-  call.cacheable = call.cacheable && !r.logprobs;  // answers with logprobs are not kept
-  if (status.ok()) status = endpoint->prepare(call);
-  const bool caching = status.ok() && endpoint->caches(call);
-  if (caching) status = cache_fields::read_directives(req, call.directives);
-  // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries twice when
-  // the expression also holds a co_await.
-  const auto executor = co_await asio::this_coro::executor;
+// One choice of a response: its run, and what its text has made so far.
+struct Choice {
   GenerationRun run;
-  if (caching && status.ok()) {
-    const auto lookup_started = std::chrono::steady_clock::now();
-    co_await endpoint->lookup(call, run);
-    res.timing.add("cache", std::chrono::steady_clock::now() - lookup_started);
-  }
-  const auto generation_started = std::chrono::steady_clock::now();
-  if (status.ok()) status = endpoint->submit(call, run, executor);
-  if (!status.ok()) {
-    fail(res, status);
-    co_return;
-  }
-  const ByteLevelBpeTokenizer& tokenizer = endpoint->tokenizer();
-
-  const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);
-  const std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
-  GenerationUpdate update;
+  std::optional<openai_tools::StreamSplitter> splitter;  // chat with tools, streamed
+  std::string whole;                                     // not streamed: the text
+  std::vector<generation::GeneratedToken> tokens;        // not streamed: with logprobs
+  GenerationUpdate last;                                 // the final update
   std::size_t text_offset = 0;
+  bool first = true;  // streamed: no chunk sent yet
+};
 
-  if (r.stream && res.stream) {
-    HttpResponse head = generation_fields::event_stream_head();
-    cache_fields::annotate(head, run.outcome());
-    if (!co_await res.stream->begin(head)) co_return;
-    std::string event;
-    bool first = true;
-    std::optional<openai_tools::StreamSplitter> splitter;
-    if (chat && r.tools.active()) splitter.emplace(r.tools.parallel);
-    while (co_await run.next(update)) {
-      event.clear();
-      if (update.finish != FinishReason::none && update.finish != FinishReason::stop &&
-          update.finish != FinishReason::length) {
-        event += "data: ";
-        error_json(event, finish_status(update));
-        event += "\n\n";
-        (void)co_await res.stream->write(event);
-        co_return;
-      }
-      // With tools, text goes out as it comes until a call begins; a call goes out whole.
-      std::vector<openai_tools::ToolCall> calls;
-      const FinishReason finish = update.finish;
-      if (splitter) {
-        std::string said;
-        splitter->feed(update.text, said, calls);
-        if (finish != FinishReason::none) splitter->finish(said);
-        update.text = std::move(said);
-        if (!calls.empty()) update.finish = FinishReason::none;  // the calls come first
-      }
-      if (!update.text.empty() || !update.tokens.empty() || update.finish != FinishReason::none || first) {
-        event += "data: ";
-        chunk_json(event, r, id, created, r.model, tokenizer, update, first, text_offset,
-                   splitter && splitter->calls_made() > 0);
-        event += "\n\n";
-        first = false;
-      }
-      for (std::size_t k = 0; k < calls.size(); ++k) {
-        event += R"(data: {"id":)";
-        json_append_string(event, id);
-        event += R"(,"object":"chat.completion.chunk","created":)";
-        json_append_number(event, created);
-        event += R"(,"model":)";
-        json_append_string(event, r.model);
-        event += R"(,"choices":[{"index":0,"delta":{"tool_calls":[)";
-        append_tool_call(event, calls[k], id, splitter->calls_made() - calls.size() + k, true);
-        event += R"(]},"logprobs":null,"finish_reason":null}]})";
-        event += "\n\n";
-      }
-      if (!calls.empty() && finish != FinishReason::none) {
-        GenerationUpdate last_chunk;
-        last_chunk.finish = finish;
-        event += "data: ";
-        chunk_json(event, r, id, created, r.model, tokenizer, last_chunk, false, text_offset, true);
-        event += "\n\n";
-        update.finish = finish;
-      }
-      if (update.finish != FinishReason::none) {
-        if (r.include_usage) {
-          event += R"(data: {"id":)";
-          json_append_string(event, id);
-          event += chat ? R"(,"object":"chat.completion.chunk","created":)" : R"(,"object":"text_completion","created":)";
-          json_append_number(event, created);
-          event += R"(,"model":)";
-          json_append_string(event, r.model);
-          event += R"(,"choices":[],)";
-          append_usage(event, update);
-          event += "}\n\n";
-        }
-        event += "data: [DONE]\n\n";
-      }
-      if (!event.empty() && !co_await res.stream->write(event)) co_return;
-    }
-    co_return;
-  }
-
-  // Whole response: gather the text (and logprobs) to the end.
-  std::string whole;
-  std::vector<generation::GeneratedToken> tokens;
-  GenerationUpdate last;
-  bool first_token = true;
-  while (co_await run.next(update)) {
-    if (first_token && (!update.text.empty() || !update.tokens.empty())) {
-      first_token = false;
-      res.timing.add("first_token", std::chrono::steady_clock::now() - generation_started);
-    }
-    whole += update.text;
-    if (r.logprobs) {
-      for (auto& t : update.tokens) tokens.push_back(std::move(t));
-    }
-    if (update.finish != FinishReason::none) last = std::move(update);
-  }
-  res.timing.add("generation", std::chrono::steady_clock::now() - generation_started);
-  if (Status s = finish_status(last); !s.ok()) {
-    fail(res, s);
-    co_return;
-  }
-  cache_fields::annotate(res, run.outcome());
-  std::string& out = res.body;
-  out += R"({"id":)";
-  json_append_string(out, id);
-  out += chat ? R"(,"object":"chat.completion","created":)" : R"(,"object":"text_completion","created":)";
-  json_append_number(out, created);
-  out += R"(,"model":)";
-  json_append_string(out, r.model);
-  out += R"(,"choices":[{"index":0,)";
+// The SSE events of one streamed update of choice `index`: text (with tools: until a call
+// begins), each call completed in it, and the finish reason after the calls.
+void stream_events(std::string& event, const CompletionRequest& r, const std::string& id,
+                   std::int64_t created, const ByteLevelBpeTokenizer& tokenizer, Choice& c,
+                   GenerationUpdate& update, std::size_t index) {
   std::vector<openai_tools::ToolCall> calls;
-  if (chat) {
-    std::string content = std::move(whole);
+  const FinishReason finish = update.finish;
+  if (c.splitter) {
+    std::string said;
+    c.splitter->feed(update.text, said, calls);
+    if (finish != FinishReason::none) c.splitter->finish(said);
+    update.text = std::move(said);
+    if (!calls.empty()) update.finish = FinishReason::none;  // the calls come first
+  }
+  const bool called = c.splitter && c.splitter->calls_made() > 0;
+  if (!update.text.empty() || !update.tokens.empty() || update.finish != FinishReason::none || c.first) {
+    event += "data: ";
+    chunk_json(event, r, id, created, r.model, tokenizer, update, c.first, c.text_offset, called, index);
+    event += "\n\n";
+    c.first = false;
+  }
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    event += R"(data: {"id":)";
+    json_append_string(event, id);
+    event += R"(,"object":"chat.completion.chunk","created":)";
+    json_append_number(event, created);
+    event += R"(,"model":)";
+    json_append_string(event, r.model);
+    event += R"(,"choices":[{"index":)";
+    json_append_number(event, index);
+    event += R"(,"delta":{"tool_calls":[)";
+    append_tool_call(event, calls[k], id, c.splitter->calls_made() - calls.size() + k, true);
+    event += R"(]},"logprobs":null,"finish_reason":null}]})";
+    event += "\n\n";
+  }
+  if (!calls.empty() && finish != FinishReason::none) {
+    GenerationUpdate last_chunk;
+    last_chunk.finish = finish;
+    event += "data: ";
+    chunk_json(event, r, id, created, r.model, tokenizer, last_chunk, false, c.text_offset, true, index);
+    event += "\n\n";
+  }
+  update.finish = finish;
+}
+
+// One choice of a whole response: {"index", "message" | "text", "logprobs", "finish_reason"}.
+void append_choice(std::string& out, const CompletionRequest& r, const std::string& id,
+                   const ByteLevelBpeTokenizer& tokenizer, Choice& c, std::size_t index) {
+  out += R"({"index":)";
+  json_append_number(out, index);
+  out += ',';
+  std::vector<openai_tools::ToolCall> calls;
+  if (r.chat) {
+    std::string content = std::move(c.whole);
     if (r.tools.active()) {
       const std::string text = std::move(content);
       openai_tools::parse(text, r.tools.parallel, content, calls);
@@ -613,22 +539,172 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     out += '}';
   } else {
     out += R"("text":)";
-    json_append_string(out, whole);
+    json_append_string(out, c.whole);
   }
   out += R"(,"logprobs":)";
   if (r.logprobs) {
-    if (chat) {
-      append_chat_logprobs(out, tokenizer, tokens);
+    if (r.chat) {
+      append_chat_logprobs(out, tokenizer, c.tokens);
     } else {
-      append_completion_logprobs(out, tokenizer, tokens, text_offset);
+      append_completion_logprobs(out, tokenizer, c.tokens, c.text_offset);
     }
   } else {
     out += "null";
   }
   out += R"(,"finish_reason":)";
-  json_append_string(out, finish_text(last.finish, !calls.empty()));
-  out += "}],";
-  append_usage(out, last);
+  json_append_string(out, finish_text(c.last.finish, !calls.empty()));
+  out += '}';
+}
+
+// The usage of all choices: the prompt once, every choice's completion tokens.
+GenerationUpdate total_usage(const std::vector<std::unique_ptr<Choice>>& choices) {
+  GenerationUpdate total = choices.front()->last;
+  total.completion_tokens = 0;
+  for (const auto& c : choices) total.completion_tokens += c->last.completion_tokens;
+  return total;
+}
+
+asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest& req,
+                                  HttpResponse& res, bool chat) {
+  CompletionRequest r;
+  GenerationEndpoint* endpoint = nullptr;
+  Status status = read_request(req, chat, r);
+  if (status.ok()) {
+    if (r.model.empty()) status = Status::invalid("model: missing (the name of a served model)");
+    if (status.ok()) status = repo.find_generation(r.model, req.tenant, endpoint);
+  }
+  GenerationCall& call = r.call;
+  call.route = chat ? "chat" : "completions";
+  call.chat = chat;
+  // OpenAI's default for completions is 16; chat's is what the context leaves.
+  call.default_max_tokens = 16;
+  call.default_max_tokens_fill_context = chat;
+  // Answers with logprobs, and several choices, are not kept.
+  call.cacheable = call.cacheable && !r.logprobs && r.n == 1;
+  if (status.ok()) status = endpoint->prepare(call);
+  const bool caching = status.ok() && endpoint->caches(call);
+  if (caching) status = cache_fields::read_directives(req, call.directives);
+  // Awaited apart from the call: GCC 12 destroys a full-expression's temporaries twice when
+  // the expression also holds a co_await.
+  const auto executor = co_await asio::this_coro::executor;
+  std::vector<std::unique_ptr<Choice>> choices;
+  choices.push_back(std::make_unique<Choice>());
+  if (caching && status.ok()) {
+    const auto lookup_started = std::chrono::steady_clock::now();
+    co_await endpoint->lookup(call, choices[0]->run);
+    res.timing.add("cache", std::chrono::steady_clock::now() - lookup_started);
+  }
+  const auto generation_started = std::chrono::steady_clock::now();
+  if (status.ok() && r.n > 1) {
+    // The others first take their copies (and the prefill group) of the prepared call.
+    std::vector<GenerationCall> others;
+    for (int i = 1; i < r.n; ++i) others.push_back(endpoint->choice(call, i));
+    if (status.ok()) status = endpoint->submit(call, choices[0]->run, executor);
+    for (auto& other : others) {
+      if (!status.ok()) break;
+      choices.push_back(std::make_unique<Choice>());
+      status = endpoint->submit(other, choices.back()->run, executor);
+    }
+  } else if (status.ok()) {
+    status = endpoint->submit(call, choices[0]->run, executor);
+  }
+  if (!status.ok()) {
+    fail(res, status);
+    co_return;
+  }
+  const ByteLevelBpeTokenizer& tokenizer = endpoint->tokenizer();
+
+  const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);
+  const std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+  GenerationUpdate update;
+
+  if (r.stream && res.stream) {
+    HttpResponse head = generation_fields::event_stream_head();
+    cache_fields::annotate(head, choices[0]->run.outcome());
+    if (!co_await res.stream->begin(head)) co_return;
+    std::string event;
+    for (auto& c : choices) {
+      if (chat && r.tools.active()) c->splitter.emplace(r.tools.parallel);
+    }
+    // Round robin: each choice's updates accumulate in its stream while another is awaited.
+    std::vector<bool> open(choices.size(), true);
+    for (std::size_t left = choices.size(); left > 0;) {
+      for (std::size_t i = 0; i < choices.size(); ++i) {
+        if (!open[i]) continue;
+        Choice& c = *choices[i];
+        if (!co_await c.run.next(update)) {
+          open[i] = false;
+          --left;
+          continue;
+        }
+        event.clear();
+        if (update.finish != FinishReason::none && update.finish != FinishReason::stop &&
+            update.finish != FinishReason::length) {
+          event += "data: ";
+          error_json(event, finish_status(update));
+          event += "\n\n";
+          (void)co_await res.stream->write(event);
+          co_return;
+        }
+        stream_events(event, r, id, created, tokenizer, c, update, i);
+        if (update.finish != FinishReason::none) c.last = std::move(update);
+        if (!event.empty() && !co_await res.stream->write(event)) co_return;
+      }
+    }
+    event.clear();
+    if (r.include_usage) {
+      event += R"(data: {"id":)";
+      json_append_string(event, id);
+      event += chat ? R"(,"object":"chat.completion.chunk","created":)" : R"(,"object":"text_completion","created":)";
+      json_append_number(event, created);
+      event += R"(,"model":)";
+      json_append_string(event, r.model);
+      event += R"(,"choices":[],)";
+      append_usage(event, total_usage(choices));
+      event += "}\n\n";
+    }
+    event += "data: [DONE]\n\n";
+    (void)co_await res.stream->write(event);
+    co_return;
+  }
+
+  // Whole response: gather each choice's text (and logprobs) to the end; they all run at once.
+  bool first_token = true;
+  for (auto& c : choices) {
+    while (co_await c->run.next(update)) {
+      if (first_token && (!update.text.empty() || !update.tokens.empty())) {
+        first_token = false;
+        res.timing.add("first_token", std::chrono::steady_clock::now() - generation_started);
+      }
+      c->whole += update.text;
+      if (r.logprobs) {
+        for (auto& t : update.tokens) c->tokens.push_back(std::move(t));
+      }
+      if (update.finish != FinishReason::none) c->last = std::move(update);
+    }
+    if (Status s = finish_status(c->last); !s.ok()) {
+      fail(res, s);
+      co_return;
+    }
+  }
+  res.timing.add("generation", std::chrono::steady_clock::now() - generation_started);
+  cache_fields::annotate(res, choices[0]->run.outcome());
+  std::string& out = res.body;
+  out += R"({"id":)";
+  json_append_string(out, id);
+  out += chat ? R"(,"object":"chat.completion","created":)" : R"(,"object":"text_completion","created":)";
+  json_append_number(out, created);
+  out += R"(,"model":)";
+  json_append_string(out, r.model);
+  out += R"(,"choices":[)";
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0) out += ',';
+    append_choice(out, r, id, tokenizer, *choices[i], i);
+  }
+  out += "],";
+  append_usage(out, total_usage(choices));
   out += '}';
 }
 

@@ -251,16 +251,28 @@ Status GenerationEndpoint::prepare(GenerationCall& call) const {
                            std::to_string(context) + " tokens");
   }
   if (!call.constraint.empty()) {
-    std::shared_ptr<const generation::grammar::CompiledGrammar> grammar;
-    if (auto s = grammars_->get(call.constraint, grammar); !s.ok()) return s;
+    if (auto s = grammars_->get(call.constraint, call.grammar); !s.ok()) return s;
     g.logits_processors.push_back(
-        std::make_shared<generation::grammar::GrammarProcessor>(std::move(grammar)));
+        std::make_shared<generation::grammar::GrammarProcessor>(call.grammar));
   }
   if (call.timeout_s > 0) {
     g.deadline = generation::Clock::now() + std::chrono::duration_cast<generation::Clock::duration>(
                                                 std::chrono::duration<double>(call.timeout_s));
   }
   return {};
+}
+
+GenerationCall GenerationEndpoint::choice(GenerationCall& prepared, int index) const {
+  auto& group = prepared.request.prefill_group;
+  if (!group) group = std::make_shared<int>(0);
+  GenerationCall out = prepared;
+  out.request.logits_processors.clear();
+  if (out.grammar) {
+    out.request.logits_processors.push_back(
+        std::make_shared<generation::grammar::GrammarProcessor>(out.grammar));
+  }
+  if (auto& seed = out.request.sampling.seed) *seed += static_cast<std::uint64_t>(index);
+  return out;
 }
 
 bool GenerationEndpoint::caches(const GenerationCall& call) const noexcept {

@@ -57,10 +57,10 @@ def main():
 
         # Errors arrive as the client's exception types.
         try:
-            client.completions.create(model="smollm2", prompt="x", n=2)
-            raise AssertionError("n=2 was accepted")
+            client.completions.create(model="smollm2", prompt="x", n=2, best_of=3)
+            raise AssertionError("best_of=3 was accepted")
         except openai.BadRequestError as e:
-            assert "n: only 1 is supported" in str(e), e
+            assert "best_of: only equal to n is supported" in str(e), e
         try:
             client.chat.completions.create(model="nope", messages=messages)
             raise AssertionError("an unknown model was accepted")

@@ -216,6 +216,37 @@ def main():
                                                   max_tokens=24, temperature=0)
         assert followup.choices[0].message.content or followup.choices[0].message.tool_calls, followup
 
+        # n = 3: three sampled choices of one prompt, each valid; streamed, the deltas of each
+        # index join to an answer of its own.
+        many = client.chat.completions.create(
+            model="smollm2", messages=[{"role": "user", "content": PROMPTS[1]}], max_tokens=300, n=3,
+            temperature=1.0, seed=21,
+            response_format={"type": "json_schema", "json_schema": {"name": "person", "schema": PERSON}})
+        assert [c.index for c in many.choices] == [0, 1, 2], many
+        for c in many.choices:
+            assert c.finish_reason == "stop", c
+            jsonschema.validate(json.loads(c.message.content), PERSON)
+        assert len({c.message.content for c in many.choices}) > 1, "three samples, all the same"
+        single = client.chat.completions.create(
+            model="smollm2", messages=[{"role": "user", "content": PROMPTS[1]}], max_tokens=300,
+            temperature=1.0, seed=21,
+            response_format={"type": "json_schema", "json_schema": {"name": "person", "schema": PERSON}})
+        # The prompt counts once; the first choice is the same request's answer with that seed.
+        assert many.usage.prompt_tokens == single.usage.prompt_tokens, (many.usage, single.usage)
+        assert many.choices[0].message.content == single.choices[0].message.content
+        assert many.usage.completion_tokens > single.usage.completion_tokens
+        texts, finishes = {}, {}
+        for chunk in client.chat.completions.create(
+                model="smollm2", messages=[{"role": "user", "content": PROMPTS[0]}], max_tokens=300, n=2,
+                temperature=0.9, seed=4, stream=True,
+                response_format={"type": "json_schema", "json_schema": {"name": "person", "schema": PERSON}}):
+            for c in chunk.choices:
+                texts[c.index] = texts.get(c.index, "") + (c.delta.content or "")
+                finishes[c.index] = c.finish_reason or finishes.get(c.index)
+        assert sorted(texts) == [0, 1] and finishes == {0: "stop", 1: "stop"}, (texts, finishes)
+        for text in texts.values():
+            jsonschema.validate(json.loads(text), PERSON)
+
         # What cannot be enforced is refused, naming it.
         for body, message in (
                 ({"response_format": {"type": "json_schema", "json_schema": {

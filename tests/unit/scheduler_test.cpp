@@ -53,8 +53,9 @@ struct Harness {
   // The prompt is first_token, first_token + 1, ...; by default a range no other prompt shares
   // (so no prefix cache hits).
   Sequence* add(std::int32_t prompt_len, std::int32_t max_tokens = 8, int priority = 0,
-                std::int32_t first_token = -1) {
+                std::int32_t first_token = -1, std::shared_ptr<const void> group = nullptr) {
     GenerationRequest r;
+    r.prefill_group = std::move(group);
     r.prompt = prompt_of(prompt_len, first_token >= 0 ? first_token : 1 + 10000 * ++added);
     r.max_tokens = max_tokens;
     r.priority = priority;
@@ -342,6 +343,30 @@ TEST_CASE("scheduler: a prompt whose prefix is cached starts its prefill after t
   CHECK(step.prefix_hits == 8);
   CHECK(step.chunks == std::vector<Ran>{{b->id, 3, 8, true}});
   CHECK(b->cached_tokens == 8);
+}
+
+TEST_CASE("scheduler: the n choices of one prompt prefill it once and share its full blocks") {
+  Harness h(config_with(8));
+  const auto group = std::make_shared<int>(0);
+  Sequence* a = h.add(18, 4, 0, 1, group);
+  Sequence* b = h.add(18, 4, 0, 1, group);
+  Sequence* c = h.add(18, 4, 0, 1, group);
+  // a prefills in chunks of the step's budget; b and c wait for it.
+  CHECK(h.step().chunks == std::vector<Ran>{{a->id, 8, 0, false}});
+  CHECK(h.step().chunks == std::vector<Ran>{{a->id, 8, 8, false}});
+  // Once its 4 full blocks (16 tokens) are computed the others find them in the prefix cache
+  // and compute only the last 2 tokens, in the step where a computes them too.
+  const auto step = h.step();
+  CHECK(step.prefix_hits == 32);
+  CHECK(step.chunks ==
+        std::vector<Ran>{{a->id, 2, 16, true}, {b->id, 2, 16, true}, {c->id, 2, 16, true}});
+  CHECK(b->cached_tokens == 16);
+  CHECK(c->cached_tokens == 16);
+  // Without a group the same prompts are admitted together, each prefilling all of it.
+  Harness free(config_with(64));
+  Sequence* x = free.add(18, 4, 0, 1);
+  Sequence* y = free.add(18, 4, 0, 1);
+  CHECK(free.step().chunks == std::vector<Ran>{{x->id, 18, 0, true}, {y->id, 18, 0, true}});
 }
 
 TEST_CASE("scheduler: static batching admits new sequences only when none is running") {

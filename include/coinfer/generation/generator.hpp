@@ -38,6 +38,11 @@ struct GenerationRequest {
   // Stages of the sampler chain of this request's own (a grammar's mask), after the penalties
   // and the logit bias; each belongs to this request alone. A request with any is not cached.
   std::vector<std::shared_ptr<LogitsProcessor>> logits_processors;
+  // Requests that share one prompt (the n choices of one call) share one object here: while
+  // one of them computes the prompt's full blocks, the others wait to be admitted, then find
+  // those blocks in the prefix cache and compute only the last, partial one (vLLM V1's
+  // parallel sampling, with the wait that makes the sharing certain).
+  std::shared_ptr<const void> prefill_group;
 };
 
 enum class FinishReason { none, stop, length, cancelled, timeout, error };

@@ -40,6 +40,7 @@ struct GenerationCall {
   // A structured output (JSON schema, regex, choices, GBNF): prepare() compiles it into a
   // grammar stage of the sampler chain.
   generation::grammar::OutputConstraint constraint;
+  std::shared_ptr<const generation::grammar::CompiledGrammar> grammar;  // prepare()'s, if any
 
   // The response cache: the caller's namespace and Cache-Control; `cacheable` false bypasses
   // it (answers with logprobs are not kept).

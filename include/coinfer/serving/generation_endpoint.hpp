@@ -95,6 +95,11 @@ class GenerationEndpoint {
   // chain. Callable from any thread.
   Status prepare(GenerationCall& call) const;
 
+  // The index-th (1..) of several choices of a prepared call: the same prompt and fields, its
+  // own sampler state (a fresh grammar processor; the seed + index when one was given), in
+  // the prepared call's prefill group so that the prompt is computed once.
+  GenerationCall choice(GenerationCall& prepared, int index) const;
+
   // Whether a prepared call goes through the response cache: the model has one and the call
   // is cacheable.
   bool caches(const GenerationCall& call) const noexcept;

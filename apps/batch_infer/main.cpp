@@ -18,11 +18,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "coinfer/core/config.hpp"
+#include "coinfer/generation/grammar/sources.hpp"
 #include "coinfer/offline/pipeline.hpp"
 #include "coinfer/offline/postgres.hpp"
 #include "coinfer/ops/compute_threads.hpp"
@@ -72,6 +74,16 @@ std::string progress_line(const JobProgress& p, double elapsed) {
     std::snprintf(tail, sizeof tail, "  %s rows/s", count_text(static_cast<std::int64_t>(rate)).c_str());
   }
   return line + tail;
+}
+
+// " json_schema=<FNV-1a of its bytes>", or nothing: a resumed job must use the same schema.
+std::string schema_identity(const std::string& schema) {
+  if (schema.empty()) return {};
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : schema) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  char text[40];
+  std::snprintf(text, sizeof text, " json_schema=%016llx", static_cast<unsigned long long>(h));
+  return text;
 }
 
 }  // namespace
@@ -143,6 +155,9 @@ int main(int argc, char** argv) {
                  "language models: generations in flight at once (continuous batching)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  std::string json_schema_path;
+  cli.add_option("--json-schema", json_schema_path,
+                 "language models: every row's output follows this JSON schema (a file)");
   cli.add_flag("--json", json_summary, "also print the summary as one JSON line on stdout");
   try {
     cli.parse(argc, argv);
@@ -211,6 +226,16 @@ int main(int argc, char** argv) {
   std::unique_ptr<GenerationEndpoint> generation_endpoint;
   std::unique_ptr<CpuExecutor> cpu;
   JobModel job_model;
+  if (!json_schema_path.empty()) {
+    if (!language_model) return fail(2, "--json-schema: only for language models");
+    std::ifstream file(json_schema_path, std::ios::binary);
+    if (!file) return fail(2, "--json-schema: cannot read '" + json_schema_path + "'");
+    generation.json_schema.assign(std::istreambuf_iterator<char>(file), {});
+    // Checked once here, not as a dead letter on every row.
+    generation::grammar::Grammar grammar;
+    if (auto status = generation::grammar::json_schema_grammar(generation.json_schema, grammar); !status.ok())
+      return fail(2, "--json-schema: " + std::string(status.message()));
+  }
   if (language_model) {
     generation_endpoint = std::make_unique<GenerationEndpoint>(model_name, model_config.version,
                                                                std::move(loaded.generator));
@@ -242,7 +267,8 @@ int main(int argc, char** argv) {
                         " columns=" + columns + " id=" + options.decode.id_field +
                         (truncate ? " truncate=true" : "") +
                         (language_model ? " max_tokens=" + std::to_string(generation.max_tokens) +
-                                              (generation.chat ? " chat=true" : "")
+                                              (generation.chat ? " chat=true" : "") +
+                                              schema_identity(generation.json_schema)
                                         : "") +
                         " output=" + (sink && !is_postgres_connection(output) ? output_format : "postgresql");
 

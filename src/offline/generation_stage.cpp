@@ -68,6 +68,11 @@ Status prepare_row(const GenerationEndpoint& endpoint, std::string_view text,
   out.request.max_tokens = options.max_tokens;
   out.max_tokens_given = true;
   out.cacheable = false;
+  if (!options.json_schema.empty()) {
+    out.constraint.kind = generation::grammar::OutputConstraint::Kind::json_schema;
+    out.constraint.source = options.json_schema;
+    out.constraint.field = "--json-schema";
+  }
   return endpoint.prepare(out);
 }
 

@@ -170,7 +170,6 @@ Status apply(const Tools& tools, GenerationCall& call) {
     }
     return {};
   }
-  call.cacheable = false;
   if (!tools.active()) return {};
   std::vector<generation::grammar::ToolFunction> callable;
   if (tools.choice == Tools::Choice::named) {

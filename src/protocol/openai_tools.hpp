@@ -34,7 +34,7 @@ Status read_parallel_tool_calls(simdjson::ondemand::value& value, Tools& out);
 
 // Checks the request's tools as a whole and applies them to the call: the tools' listing for
 // the system message, and with `required` or a named function a constraint to tool calls.
-// Requests with tools bypass the response cache.
+// The listing becomes part of the messages, and so of the response cache's key.
 Status apply(const Tools& tools, GenerationCall& call);
 
 // An assistant message's tool calls as the model would have written them (history).

@@ -78,6 +78,30 @@ void cache_key(const GenerationCall& call, std::string_view model, std::string_v
                std::string& scope, std::string& text) {
   append_scope(scope, call.route, model, version, call.request);
   scope += call.add_generation_prompt ? "add_generation_prompt\x1e" : "\x1e";
+  // A constrained answer is kept under its constraint: only the same constraint finds it.
+  const auto& c = call.constraint;
+  if (!c.empty()) {
+    scope += "constraint=";
+    scope += std::to_string(static_cast<int>(c.kind));
+    scope += ':';
+    scope += std::to_string(c.source.size());
+    scope += ':';
+    scope += c.source;
+    for (const auto& choice : c.choices) {
+      scope += std::to_string(choice.size());
+      scope += ':';
+      scope += choice;
+    }
+    for (const auto& f : c.functions) {
+      scope += f.name;
+      scope += '(';
+      scope += std::to_string(f.parameters.size());
+      scope += ':';
+      scope += f.parameters;
+      scope += ')';
+    }
+    scope += c.parallel ? "parallel\x1e" : "single\x1e";
+  }
   if (call.chat) {
     const bool last_is_user = !call.messages.empty() && call.messages.back().role == "user";
     const std::size_t context = call.messages.size() - (last_is_user ? 1 : 0);
@@ -276,8 +300,9 @@ GenerationCall GenerationEndpoint::choice(GenerationCall& prepared, int index) c
 }
 
 bool GenerationEndpoint::caches(const GenerationCall& call) const noexcept {
+  // The only processor a prepared call can hold is its grammar's, which the key names.
   return cache_ != nullptr && cache_mode_ != CacheMode::off && call.cacheable &&
-         call.request.logits_processors.empty();
+         call.request.logits_processors.size() == (call.grammar ? 1u : 0u);
 }
 
 boost::asio::awaitable<void> GenerationEndpoint::lookup(GenerationCall& call, GenerationRun& run) {

@@ -305,6 +305,34 @@ for key, r in one.items():
     check(eight.get(key) == r, f"llm: concurrency 8 differs from 1 at {key}: {eight.get(key)} vs {r}")
 print(f"smollm2: {len(one)} greedy completions, the same at concurrency 1 and 8", flush=True)
 
+# --- SmolLM2 with --json-schema: every row's output follows the schema -------------------------
+import jsonschema  # noqa: E402  (setup installs it; only this part needs it)
+schema = {"type": "object", "properties": {"topic": {"type": "string", "maxLength": 24},
+                                           "sentiment": {"enum": ["positive", "negative", "neutral"]},
+                                           "words": {"type": "integer", "minimum": 0, "maximum": 500}},
+          "required": ["topic", "sentiment"], "additionalProperties": False}
+schema_path = os.path.join(work, "schema.json")
+with open(schema_path, "w") as f:
+    json.dump(schema, f)
+out_schema = os.path.join(work, "llm-schema")
+run(["--model", "smollm2", "--input", llm_in, "--field", "prompt", "--id-field", "id", "--output", out_schema,
+     "--max-tokens", "60", "--chat", "--json-schema", schema_path, "--concurrency", "4"])
+constrained = read_parts(out_schema)
+check(len(constrained) == len(prompts) + 6, f"llm --json-schema: {len(constrained)} rows")
+for key, r in constrained.items():
+    check(r["finish_reason"] == "stop", f"llm --json-schema row {key} did not finish: {r}")
+    try:
+        jsonschema.validate(json.loads(r["text"]), schema)
+    except (ValueError, jsonschema.ValidationError) as e:
+        check(False, f"llm --json-schema row {key}: {r['text']!r}: {e}")
+bad_schema = os.path.join(work, "bad-schema.json")
+with open(bad_schema, "w") as f:
+    f.write('{"type": "array", "uniqueItems": true}')
+p = run(["--model", "smollm2", "--input", llm_in, "--field", "prompt", "--output", os.path.join(work, "bad"),
+         "--json-schema", bad_schema], expect=2)
+check("keyword 'uniqueItems' is not supported" in p.stderr, f"bad schema: {p.stderr[-300:]}")
+print(f"smollm2 --json-schema: {len(constrained)} rows, all valid", flush=True)
+
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

@@ -247,6 +247,24 @@ def main():
         for text in texts.values():
             jsonschema.validate(json.loads(text), PERSON)
 
+        # The response cache keeps a constrained answer under its constraint: the same request is a
+        # hit, the same prompt unconstrained or under another schema is not.
+        def cached(**extra):
+            raw = client.chat.completions.with_raw_response.create(
+                model="smollm2", messages=[{"role": "user", "content": "Describe Bob, 41, from Oslo."}],
+                max_tokens=200, temperature=0, **extra)
+            return raw.headers.get("x-cache"), raw.parse().choices[0].message.content
+
+        as_person = {"response_format": {"type": "json_schema",
+                                         "json_schema": {"name": "person", "schema": PERSON}}}
+        outcome, answer = cached(**as_person)
+        assert outcome == "miss", outcome
+        assert cached(**as_person) == ("hit-exact", answer)
+        assert cached()[0] == "miss"
+        assert cached(response_format={"type": "json_schema",
+                                       "json_schema": {"name": "order", "schema": ORDER}})[0] == "miss"
+        assert cached(response_format={"type": "json_object"})[0] == "miss"
+
         # What cannot be enforced is refused, naming it.
         for body, message in (
                 ({"response_format": {"type": "json_schema", "json_schema": {

@@ -19,6 +19,7 @@ struct GenerationOptions {
   std::int32_t max_tokens = 64;  // per row
   bool chat = false;  // each row's text is a user message in the chat template, else a prompt
   int concurrency = 64;  // generations submitted at once (the engine batches them per step)
+  std::string json_schema;  // not empty: every row's output follows this JSON schema
 };
 
 struct GeneratedText {

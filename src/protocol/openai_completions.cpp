@@ -54,6 +54,7 @@ struct CompletionRequest {
   openai_tools::Tools tools;  // chat
   int n = 1;        // choices
   int best_of = 0;  // 0: not given
+  bool echo = false;  // completions: the text starts with the prompt
 };
 
 // Choices per request: each is a sequence in the engine.
@@ -270,9 +271,8 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
     } else if (key == "top_logprobs" && chat) {
       s = read_number(value, key, out.top_logprobs, 0, 20);
     } else if (key == "echo") {
-      bool echo = false;
-      s = read_bool(value, key, echo);
-      if (s.ok() && echo) s = Status::invalid("echo: not supported");
+      s = read_bool(value, key, out.echo);
+      if (s.ok() && out.echo && chat) s = Status::invalid("echo: only for completions");
     } else if (key == "user") {
       std::string ignored;
       s = read_string(value, key, ignored);
@@ -295,6 +295,9 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
   if (!chat && !out.has_prompt) return Status::invalid("prompt: missing");
   if (out.logprobs) out.call.request.sampling.logprobs = out.top_logprobs;
   if (out.include_usage && !out.stream) return Status::invalid("stream_options: only allowed with stream");
+  if (out.echo && out.logprobs) {
+    return Status::invalid("echo: not with logprobs (the prompt's logprobs are not computed)");
+  }
   if (out.best_of != 0 && out.best_of != out.n) {
     return Status::invalid("best_of: only equal to n is supported (returning the n best of more "
                            "candidates is not)");
@@ -614,6 +617,15 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   }
   const ByteLevelBpeTokenizer& tokenizer = endpoint->tokenizer();
 
+  // echo: the prompt as text (a prompt of token ids decoded).
+  std::string echo_text;
+  if (r.echo) {
+    if (!call.token_ids.empty()) {
+      (void)tokenizer.decode(call.token_ids, echo_text, false);
+    } else {
+      echo_text = call.text;
+    }
+  }
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_completion_id++);
   const std::int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
@@ -648,6 +660,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
           (void)co_await res.stream->write(event);
           co_return;
         }
+        if (c.first && !echo_text.empty()) update.text.insert(0, echo_text);
         stream_events(event, r, id, created, tokenizer, c, update, i);
         if (update.finish != FinishReason::none) c.last = std::move(update);
         if (!event.empty() && !co_await res.stream->write(event)) co_return;
@@ -673,6 +686,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   // Whole response: gather each choice's text (and logprobs) to the end; they all run at once.
   bool first_token = true;
   for (auto& c : choices) {
+    c->whole = echo_text;
     while (co_await c->run.next(update)) {
       if (first_token && (!update.text.empty() || !update.tokens.empty())) {
         first_token = false;

@@ -55,6 +55,16 @@ def main():
             temperature=0, stream=True, extra_body={"ignore_eos": True}) if c.choices)
         assert text == done.choices[0].text, (text, done.choices[0].text)
 
+        # echo: the prompt, then the same completion; streamed, the same text.
+        echoed = client.completions.create(model="smollm2", prompt="The three primary colors are",
+                                           max_tokens=16, temperature=0, echo=True,
+                                           extra_body={"ignore_eos": True})
+        assert echoed.choices[0].text == "The three primary colors are" + done.choices[0].text, echoed
+        streamed_echo = "".join(c.choices[0].text for c in client.completions.create(
+            model="smollm2", prompt="The three primary colors are", max_tokens=16, temperature=0,
+            echo=True, stream=True, extra_body={"ignore_eos": True}) if c.choices)
+        assert streamed_echo == echoed.choices[0].text, (streamed_echo, echoed.choices[0].text)
+
         # Errors arrive as the client's exception types.
         try:
             client.completions.create(model="smollm2", prompt="x", n=2, best_of=3)

@@ -34,6 +34,14 @@ struct Case {
   std::string answer;  // a valid output
 };
 
+OutputConstraint constraint(OutputConstraint::Kind kind, std::string source) {
+  OutputConstraint c;
+  c.kind = kind;
+  c.source = std::move(source);
+  c.field = "bench";
+  return c;
+}
+
 std::string thirty_properties(std::string& answer) {
   std::string schema = R"({"type":"object","properties":{)";
   answer = "{";
@@ -117,7 +125,7 @@ int main(int argc, char** argv) {
   }
   std::sort(compile_ms.begin(), compile_ms.end());
   GrammarCache cache(*tokenizer);
-  OutputConstraint c30{OutputConstraint::Kind::json_schema, schema30, {}, "schema", {}, true};
+  const OutputConstraint c30 = constraint(OutputConstraint::Kind::json_schema, schema30);
   std::shared_ptr<const CompiledGrammar> cached;
   (void)cache.get(c30, cached);
   t = Clock::now();
@@ -128,14 +136,12 @@ int main(int argc, char** argv) {
   std::vector<Case> cases = {
       {"30-property schema", c30, answer30},
       {"8 records (bench/structured_bench.py)",
-       {OutputConstraint::Kind::json_schema,
-        R"({"type":"array","minItems":8,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["name","age","city"],"properties":{"name":{"type":"string","maxLength":12},"age":{"type":"integer","minimum":0,"maximum":99},"city":{"type":"string","maxLength":12}}}})",
-        {}, "f", {}, true},
+       constraint(OutputConstraint::Kind::json_schema, R"({"type":"array","minItems":8,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["name","age","city"],"properties":{"name":{"type":"string","maxLength":12},"age":{"type":"integer","minimum":0,"maximum":99},"city":{"type":"string","maxLength":12}}}})"),
        R"([{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"},{"name":"John","age":25,"city":"New York"},{"name":"Jane","age":25,"city":"Los Angeles"}])"},
-      {"json_object", {OutputConstraint::Kind::json_object, "", {}, "f", {}, true},
+      {"json_object", constraint(OutputConstraint::Kind::json_object, ""),
        R"({"name":"Tom","age":3,"tags":["a","b"],"nested":{"x":[1,2.5,null,true]},"note":"déjà vu"})"},
-      {"regex (phone)", {OutputConstraint::Kind::regex, R"(\(\d{3}\) \d{3}-\d{4})", {}, "f", {}, true}, "(201) 351-5591"},
-      {"GBNF (list)", {OutputConstraint::Kind::grammar, "root ::= item (\", \" item)*\nitem ::= [a-z ]+", {}, "f", {}, true},
+      {"regex (phone)", constraint(OutputConstraint::Kind::regex, R"(\(\d{3}\) \d{3}-\d{4})"), "(201) 351-5591"},
+      {"GBNF (list)", constraint(OutputConstraint::Kind::grammar, "root ::= item (\", \" item)*\nitem ::= [a-z ]+"),
        "apples, bread and butter, milk, cheese"},
   };
   for (const auto& c : cases) {

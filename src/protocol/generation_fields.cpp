@@ -237,6 +237,8 @@ Status read_structured_outputs(ondemand::value& value, OutputConstraint& out) {
       bool on = false;
       s = read_bool(v, where, on);
       if (s.ok() && on) s = set_constraint(out, OutputConstraint::Kind::json_object, where);
+    } else if (key == "whitespace_pattern") {
+      s = read_string(v, where, out.whitespace);
     } else {
       s = Status::invalid(where + ": not supported");
     }
@@ -290,6 +292,7 @@ Status read_field(std::string_view key, ondemand::value& value, GenerationCall& 
     if (auto s = set_constraint(out.constraint, kind, std::string(key)); !s.ok()) return s;
     return read_string(value, key, out.constraint.source);
   }
+  if (key == "guided_whitespace_pattern") return read_string(value, key, out.constraint.whitespace);
   if (key == "guided_choice") {
     if (auto s = set_constraint(out.constraint, OutputConstraint::Kind::choice, std::string(key)); !s.ok()) return s;
     return read_choices(value, key, out.constraint.choices);

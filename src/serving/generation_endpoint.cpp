@@ -100,7 +100,10 @@ void cache_key(const GenerationCall& call, std::string_view model, std::string_v
       scope += f.parameters;
       scope += ')';
     }
-    scope += c.parallel ? "parallel\x1e" : "single\x1e";
+    scope += c.parallel ? "parallel" : "single";
+    scope += " whitespace=";
+    scope += c.whitespace;
+    scope += '\x1e';
   }
   if (call.chat) {
     const bool last_is_user = !call.messages.empty() && call.messages.back().role == "user";
@@ -273,6 +276,11 @@ Status GenerationEndpoint::prepare(GenerationCall& call) const {
     return Status::invalid("max_tokens: " + std::to_string(prompt) + " prompt tokens + " +
                            std::to_string(g.max_tokens) + " exceed the model's context of " +
                            std::to_string(context) + " tokens");
+  }
+  if (!call.constraint.whitespace.empty() &&
+      call.constraint.kind != generation::grammar::OutputConstraint::Kind::json_schema &&
+      call.constraint.kind != generation::grammar::OutputConstraint::Kind::json_object) {
+    return Status::invalid("whitespace_pattern: only with a JSON schema or a JSON object");
   }
   if (!call.constraint.empty()) {
     if (auto s = grammars_->get(call.constraint, call.grammar); !s.ok()) return s;

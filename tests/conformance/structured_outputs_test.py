@@ -135,6 +135,11 @@ def main():
                 model="smollm2", max_tokens=10, temperature=0, extra_body=field,
                 messages=[{"role": "user", "content": "Sentiment of 'I love this!'?"}])
             assert sentiment.choices[0].message.content in ("positive", "negative", "neutral")
+        spaced = client.chat.completions.create(
+            model="smollm2", messages=[{"role": "user", "content": PROMPTS[0]}], max_tokens=200, temperature=0,
+            extra_body={"structured_outputs": {"json": PERSON, "whitespace_pattern": "[ ]?"}})
+        assert spaced.choices[0].finish_reason == "stop", spaced
+        jsonschema.validate(json.loads(spaced.choices[0].message.content), PERSON)
         gbnf = 'root ::= "The answer is " [0-9]+ "."'
         math = client.chat.completions.create(
             model="smollm2", max_tokens=16, temperature=0, extra_body={"structured_outputs": {"grammar": gbnf}},
@@ -271,6 +276,8 @@ def main():
                     "name": "x", "schema": {"type": "array", "uniqueItems": True}}}},
                  "keyword 'uniqueItems' is not supported"),
                 ({"structured_outputs": {"regex": "(?=a)b"}}, "lookaround is not supported"),
+                ({"structured_outputs": {"regex": "a", "whitespace_pattern": " "}},
+                 "whitespace_pattern: only with a JSON schema or a JSON object"),
                 ({"structured_outputs": {"grammar": "root ::= item"}}, "'item' is referenced but not defined"),
                 ({"response_format": {"type": "json_object"}, "structured_outputs": {"regex": "a"}},
                  "only one structured output may be given"),

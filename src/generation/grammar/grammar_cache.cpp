@@ -29,6 +29,7 @@ Status GrammarCache::get(const OutputConstraint& c, std::shared_ptr<const Compil
     key += f.parameters;
   }
   key += c.parallel ? '\2' : '\3';
+  key += c.whitespace;
   std::shared_ptr<const TokenVocabulary> vocabulary;
   {
     std::lock_guard lock(mutex_);
@@ -44,8 +45,8 @@ Status GrammarCache::get(const OutputConstraint& c, std::shared_ptr<const Compil
   Grammar g;
   Status status;
   switch (c.kind) {
-    case OutputConstraint::Kind::json_object: status = json_object_grammar(g); break;
-    case OutputConstraint::Kind::json_schema: status = json_schema_grammar(c.source, g); break;
+    case OutputConstraint::Kind::json_object: status = json_object_grammar(g, c.whitespace); break;
+    case OutputConstraint::Kind::json_schema: status = json_schema_grammar(c.source, g, c.whitespace); break;
     case OutputConstraint::Kind::regex: status = regex_grammar(c.source, g); break;
     case OutputConstraint::Kind::choice: status = choice_grammar(c.choices, g); break;
     case OutputConstraint::Kind::grammar: status = gbnf_grammar(c.source, g); break;

@@ -54,6 +54,15 @@ class SchemaCompiler {
  public:
   SchemaCompiler(Grammar& g, dom::element root) : g_(g), root_(root) {}
 
+  // Whitespace allowed around JSON's punctuation: a regular expression (vLLM's
+  // whitespace_pattern); none set, JSON is written compact.
+  Status set_whitespace(std::string_view pattern) {
+    Element e;
+    if (auto st = add_regex(g_, pattern, false, e); !st.ok()) return Status::invalid("whitespace_pattern: " + std::string(st.message()));
+    whitespace_ = e;
+    return {};
+  }
+
   Status compile_root(Element& out) {
     Sequence seq;
     if (auto st = value(root_, "schema", seq); !st.ok()) return st;
@@ -71,22 +80,22 @@ class SchemaCompiler {
     const auto array = g_.rule("array");
     const Element v{Element::Kind::rule, value};
     Sequence member = string_sequence(0, -1);
-    append(member, g_.literal(":"));
+    append(member, punct(":"));
     member.push_back(v);
-    Sequence more_member = g_.literal(",");
+    Sequence more_member = punct(",");
     append(more_member, member);
     Sequence members = member;
     members.push_back(g_.repeat("members", more_member, 0, -1));
-    Sequence obj = g_.literal("{");
+    Sequence obj = punct("{");
     obj.push_back(g_.alternation("object-body", {members, {}}));
-    append(obj, g_.literal("}"));
+    append(obj, punct("}"));
     g_.define(object, {obj});
-    Sequence more_item = g_.literal(",");
+    Sequence more_item = punct(",");
     more_item.push_back(v);
     Sequence items{v, g_.repeat("items", more_item, 0, -1)};
-    Sequence arr = g_.literal("[");
+    Sequence arr = punct("[");
     arr.push_back(g_.alternation("array-body", {items, {}}));
-    append(arr, g_.literal("]"));
+    append(arr, punct("]"));
     g_.define(array, {arr});
     g_.define(value, {{{Element::Kind::rule, object}},
                       {{Element::Kind::rule, array}},
@@ -105,6 +114,18 @@ class SchemaCompiler {
 
  private:
   static void append(Sequence& to, const Sequence& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+  // A punctuation mark of JSON: `{` and `[` with the whitespace after them, `}` and `]` with
+  // the whitespace before, `:` and `,` with both.
+  Sequence punct(std::string_view mark) {
+    Sequence seq;
+    const bool before = mark == "}" || mark == "]" || mark == ":" || mark == ",";
+    const bool after = mark == "{" || mark == "[" || mark == ":" || mark == ",";
+    if (whitespace_ && before) seq.push_back(*whitespace_);
+    append(seq, g_.literal(mark));
+    if (whitespace_ && after) seq.push_back(*whitespace_);
+    return seq;
+  }
 
   Status error(std::string_view where, std::string what) const {
     return Status::invalid(std::string(where) + ": " + what);
@@ -634,7 +655,7 @@ class SchemaCompiler {
       std::vector<std::string_view> names;
       for (const auto& p : properties) names.push_back(p.first);
       Sequence kv = names.empty() ? string_sequence(0, -1) : string_except(names);
-      append(kv, g_.literal(":"));
+      append(kv, punct(":"));
       if (additional && !additional->is_bool()) {
         if (auto st = value(extra_schema, std::string(where) + ".additionalProperties", kv); !st.ok()) return st;
       } else {
@@ -652,7 +673,7 @@ class SchemaCompiler {
     }
     if (!g_.status.ok()) return g_.status;
     if (extra) {
-      Sequence more = g_.literal(",");
+      Sequence more = punct(",");
       append(more, *extra);
       const auto tail = g_.repeat("additional", more, 0, -1);
       Sequence some = *extra;
@@ -665,12 +686,13 @@ class SchemaCompiler {
     }
     for (std::size_t i = n; i-- > 0;) {
       const auto& [name, schema] = properties[i];
-      Sequence kv = g_.literal(json_quoted(name) + ":");
+      Sequence kv = g_.literal(json_quoted(name));
+      append(kv, punct(":"));
       if (auto st = value(schema, std::string(where) + ".properties." + std::string(name), kv); !st.ok()) return st;
       const bool is_required = std::ranges::find(required, name) != required.end();
       Sequence take = kv;
       take.push_back({Element::Kind::rule, next[i + 1]});
-      Sequence take_more = g_.literal(",");
+      Sequence take_more = punct(",");
       append(take_more, take);
       if (is_required) {
         g_.define(first[i], {take});
@@ -680,9 +702,9 @@ class SchemaCompiler {
         g_.define(next[i], {take_more, {{Element::Kind::rule, next[i + 1]}}});
       }
     }
-    append(out, g_.literal("{"));
+    append(out, punct("{"));
     out.push_back({Element::Kind::rule, first[0]});
-    append(out, g_.literal("}"));
+    append(out, punct("}"));
     return g_.status;
   }
 
@@ -757,13 +779,13 @@ class SchemaCompiler {
       if (max >= 0 && i >= max) {
         alts.push_back({});
       } else if (i < k) {
-        Sequence more = g_.literal(",");
+        Sequence more = punct(",");
         append(more, item_at(i));
         more.push_back({Element::Kind::rule, after[static_cast<std::size_t>(i + 1)]});
         alts.push_back(std::move(more));
         if (i >= min) alts.push_back({});
       } else {
-        Sequence more = g_.literal(",");
+        Sequence more = punct(",");
         append(more, item);
         alts.push_back({g_.repeat("more-items", more, std::max<std::int64_t>(min - i, 0),
                                   max < 0 ? -1 : max - i)});
@@ -778,9 +800,9 @@ class SchemaCompiler {
     }
     if (min == 0) body.push_back({});
     if (body.empty()) return error(where, "no array satisfies the schema");
-    append(out, g_.literal("["));
+    append(out, punct("["));
     out.push_back(g_.alternation("array", std::move(body)));
-    append(out, g_.literal("]"));
+    append(out, punct("]"));
     return g_.status;
   }
 
@@ -874,23 +896,28 @@ class SchemaCompiler {
   dom::element root_;
   std::unordered_map<std::string, std::uint32_t> refs_;
   std::optional<std::uint32_t> any_value_, any_object_, string_char_;
+  std::optional<Element> whitespace_;
   std::vector<Sequence> escapes_;  // of a JSON string: \\x and \\uXXXX
   int depth_ = 0;
 };
 
 }  // namespace
 
-Status add_json_schema(Grammar& g, std::string_view schema, Element& out) {
+Status add_json_schema(Grammar& g, std::string_view schema, Element& out,
+                       std::string_view whitespace) {
   dom::parser parser;
   dom::element root;
   if (parser.parse(schema.data(), schema.size()).get(root)) return Status::invalid("schema: invalid JSON");
   SchemaCompiler compiler(g, root);
+  if (!whitespace.empty()) {
+    if (auto st = compiler.set_whitespace(whitespace); !st.ok()) return st;
+  }
   return compiler.compile_root(out);
 }
 
-Status json_schema_grammar(std::string_view schema, Grammar& out) {
+Status json_schema_grammar(std::string_view schema, Grammar& out, std::string_view whitespace) {
   Element e;
-  if (auto st = add_json_schema(out, schema, e); !st.ok()) return st;
+  if (auto st = add_json_schema(out, schema, e, whitespace); !st.ok()) return st;
   const auto r = out.rule("root");
   out.define(r, {{e}});
   return out.finish(r);
@@ -927,11 +954,14 @@ Status tool_calls_grammar(std::span<const ToolFunction> functions, bool parallel
   return out.finish(r);
 }
 
-Status json_object_grammar(Grammar& out) {
+Status json_object_grammar(Grammar& out, std::string_view whitespace) {
   dom::parser parser;
   dom::element root;
   if (parser.parse(std::string_view("true")).get(root)) return Status(Errc::internal, "JSON parser");
   SchemaCompiler compiler(out, root);
+  if (!whitespace.empty()) {
+    if (auto st = compiler.set_whitespace(whitespace); !st.ok()) return st;
+  }
   const auto object = compiler.any_object();
   const auto r = out.rule("root");
   out.define(r, {{object}});

@@ -30,6 +30,7 @@ struct OutputConstraint {
   std::string field;                 // the request field it came from, for errors
   std::vector<ToolFunction> functions;  // Kind::tool_calls: the functions a call may name
   bool parallel = true;                 // Kind::tool_calls: one call or several
+  std::string whitespace;  // JSON kinds: a regex for whitespace around punctuation; empty: none
   bool empty() const noexcept { return kind == Kind::none; }
 };
 

@@ -14,13 +14,14 @@ namespace coinfer::generation::grammar {
 // the keyword or construct that is not supported, the offset of a syntax error, a rule not
 // defined. Nothing unsupported is ignored.
 
-// A JSON Schema (docs/LLM.md lists the keywords). JSON is written compact: no whitespace
-// outside strings. Properties come in the schema's order; optional ones may be left out; with
-// `properties` given and `additionalProperties` absent, no others are allowed (OpenAI's strict
-// mode), with neither any are.
-Status json_schema_grammar(std::string_view schema, Grammar& out);
+// A JSON Schema (docs/LLM.md lists the keywords). JSON is written compact (no whitespace
+// outside strings) unless `whitespace` is a regular expression for what may stand around its
+// punctuation (vLLM's whitespace_pattern). Properties come in the schema's order; optional
+// ones may be left out; with `properties` given and `additionalProperties` absent, no others
+// are allowed (OpenAI's strict mode), with neither any are.
+Status json_schema_grammar(std::string_view schema, Grammar& out, std::string_view whitespace = {});
 // Any JSON object (OpenAI's response_format json_object).
-Status json_object_grammar(Grammar& out);
+Status json_object_grammar(Grammar& out, std::string_view whitespace = {});
 // A regular expression the whole output must match (ECMAScript/Python syntax without
 // backreferences, lookaround, word boundaries or flags; ^ and $ only at the ends).
 Status regex_grammar(std::string_view pattern, Grammar& out);
@@ -41,7 +42,8 @@ struct ToolFunction {
 Status tool_calls_grammar(std::span<const ToolFunction> functions, bool parallel, Grammar& out);
 
 // The schema as one element of `g` (for grammars that embed JSON, like tool calls).
-Status add_json_schema(Grammar& g, std::string_view schema, Element& out);
+Status add_json_schema(Grammar& g, std::string_view schema, Element& out,
+                       std::string_view whitespace = {});
 
 // The regular expression as one element of `g` (a JSON Schema's `pattern`). In a JSON string
 // (`json_string`) the characters that JSON escapes (quote, backslash, control characters) are

@@ -151,6 +151,27 @@ TEST_CASE("a JSON schema's strings: lengths, patterns and formats, with JSON's e
   check_table(schema(R"({"type":"string","format":"time"})"), {R"("23:59:60Z")"}, {R"("24:00:00Z")"});
 }
 
+TEST_CASE("JSON strings: Unicode counted in characters, escapes, control characters refused") {
+  const auto g = schema(R"({"type":"string","minLength":1,"maxLength":2})");
+  check_table(g, {"\"😀\"", "\"é€\"", R"("\u00e9")", R"("\"\\")", R"("\/\b")", R"("\uD83D")", "\"a😀\""},
+              {"\"😀😀😀\"", R"("")", "\"\x01\"", "\"\t\"", R"("\x41")", R"("\u00G1")", "\"\xC3\"",
+               "\"\xED\xA0\x80\""});
+  check_table(schema(R"({"enum":["naïve","日本","a\"b"]})"), {R"("naïve")", R"("日本")", R"("a\"b")"},
+              {R"("naive")", R"("日")"});
+  check_table(schema(R"({"type":"string","pattern":"^[α-ω]{2}\\.$"})"), {R"("αβ.")"}, {R"("ab.")", R"("αβ")"});
+}
+
+TEST_CASE("numbers at the edges: 2^53 bounds, exponents, negative zero and leading zeros") {
+  const auto big = schema(R"({"type":"integer","minimum":-9007199254740992,"maximum":9007199254740992})");
+  check_table(big, {"9007199254740992", "-9007199254740992", "0", "123456789012345"},
+              {"9007199254740993", "-9007199254740993", "10000000000000000", "-0", "00"});
+  const auto positive = schema(R"({"type":"integer","exclusiveMinimum":0})");
+  check_table(positive, {"1", "10", "99999999999999999999"}, {"0", "-1", "01"});
+  check_table(schema(R"({"type":"number","minimum":-1,"maximum":1})"), {"-1", "1", "0.5", "-0.999", "1.000"},
+              {"1.001", "-1.5", "1e0", "2"});
+  CHECK(error_of(schema_source, R"({"type":"integer","minimum":1e300})").find("beyond 2^53") != std::string::npos);
+}
+
 TEST_CASE("a JSON schema's numbers: integer ranges exactly, number bounds with integral limits") {
   const auto g = schema(R"({"type":"integer","minimum":-15,"maximum":1234})");
   for (int i = -40; i <= 1300; ++i) {

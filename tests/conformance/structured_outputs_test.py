@@ -4,6 +4,7 @@ Pydantic `parse`, streamed), for a regex, a choice and a GBNF grammar (vLLM's
 structured_outputs), and Triton's generate takes the same fields (requests). Every answer that
 finishes with "stop" must validate against its schema with the `jsonschema` package, or match
 its pattern with Python's `re`. Exit 0 on success, 77 when the model is not installed."""
+import asyncio
 import json
 import re
 import sys
@@ -13,6 +14,7 @@ import jsonschema
 import openai
 import pydantic
 import requests
+import websockets
 
 from serve import SKIPPED, smollm2_installed, start_server
 
@@ -152,6 +154,26 @@ def main():
             "text_input": "The year is", "max_tokens": 8, "structured_outputs": {"regex": r" [12][0-9]{3}"}})
         assert gen.status_code == 200, gen.text
         assert re.fullmatch(r" [12][0-9]{3}", gen.json()["text_output"]), gen.json()
+        # ... streamed over SSE (parameters object) and over /v2/ws.
+        year = {"max_tokens": 8, "structured_outputs": {"regex": r" [12][0-9]{3}"}}
+        with requests.post(f"{base}/v2/models/smollm2/generate_stream", timeout=60, stream=True,
+                           json={"text_input": "The year is", "parameters": year}) as streamed:
+            assert streamed.status_code == 200, streamed.text
+            text = "".join(json.loads(line[6:])["text_output"] for line in
+                           streamed.iter_lines(decode_unicode=True) if line.startswith("data: "))
+        assert text == gen.json()["text_output"], (text, gen.json())
+
+        async def over_websocket():
+            async with websockets.connect(f"ws://{address}/v2/ws") as ws:
+                await ws.send(json.dumps({"id": "g", "model_name": "smollm2", "text_input": "The year is",
+                                          "parameters": dict(year, stream=True)}))
+                pieces = []
+                while True:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
+                    pieces.append(message["text_output"])
+                    if message.get("final"):
+                        return "".join(pieces)
+        assert asyncio.run(over_websocket()) == text
 
         # Tools: each tool_choice; forced calls name a listed function and their arguments follow
         # its parameters' schema.

@@ -16,13 +16,13 @@
 #include "coinfer/core/json_writer.hpp"
 #include "coinfer/generation/generator.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
+#include "coinfer/protocol/openai_tools.hpp"
 #include "coinfer/serving/cache_stage.hpp"
 #include "coinfer/serving/generation_endpoint.hpp"
 #include "coinfer/serving/model_repository.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 #include "generation_fields.hpp"
 #include "openai_errors.hpp"
-#include "openai_tools.hpp"
 
 namespace coinfer {
 namespace {

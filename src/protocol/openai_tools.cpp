@@ -1,4 +1,4 @@
-#include "openai_tools.hpp"
+#include "coinfer/protocol/openai_tools.hpp"
 
 #include <span>
 

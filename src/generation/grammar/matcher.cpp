@@ -182,17 +182,33 @@ const CompiledGrammar::PositionTokens& CompiledGrammar::position_tokens(
 
 // --- Matcher -----------------------------------------------------------------------------
 
+std::size_t Matcher::Frames::slot_of(Head h) const noexcept {
+  // Fibonacci hashing of the (pos, parent) pair.
+  const auto key = (std::uint64_t{h.pos} << 32 | h.parent) * 0x9E3779B97F4A7C15ull;
+  const auto mask = slots.size() - 1;
+  auto i = static_cast<std::size_t>(key >> 32) & mask;
+  while (slots[i] != 0 && nodes[slots[i] - 1] != h) i = (i + 1) & mask;
+  return i;
+}
+
+void Matcher::Frames::grow() {
+  slots.assign(std::max<std::size_t>(64, slots.size() * 2), 0);
+  // Reinserted oldest first, so that rollback's newest-first removal stays safe.
+  for (std::uint32_t id = 0; id < nodes.size(); ++id) slots[slot_of(nodes[id])] = id + 1;
+}
+
 std::uint32_t Matcher::Frames::intern(Head h) {
-  const auto key = std::uint64_t{h.pos} << 32 | h.parent;
-  const auto [it, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(nodes.size()));
-  if (inserted) nodes.push_back(h);
-  return it->second;
+  if ((nodes.size() + 1) * 2 > slots.size()) grow();
+  const auto i = slot_of(h);
+  if (slots[i] != 0) return slots[i] - 1;
+  nodes.push_back(h);
+  slots[i] = static_cast<std::uint32_t>(nodes.size());
+  return slots[i] - 1;
 }
 
 void Matcher::Frames::rollback(std::size_t size) {
   while (nodes.size() > size) {
-    const auto h = nodes.back();
-    index.erase(std::uint64_t{h.pos} << 32 | h.parent);
+    slots[slot_of(nodes.back())] = 0;
     nodes.pop_back();
   }
 }

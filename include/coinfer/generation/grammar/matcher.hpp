@@ -121,11 +121,19 @@ class Matcher {
   static constexpr std::uint32_t kBeyond = 0xFFFFFFFEu;  // an unknown stack (precomputation)
 
   // Frames: a position to return to and the frame below it.
+  // Frames: a position to return to and the frame below it, interned. `slots` is an open-
+  // addressing table (linear probing, at most half full) of node ids + 1 (0: empty) by the
+  // frame's (pos, parent); nodes are only ever removed newest first (rollback), which linear
+  // probing allows without tombstones: no probe path of an older node crosses a newer one.
   struct Frames {
     std::vector<Head> nodes;
-    std::unordered_map<std::uint64_t, std::uint32_t> index;
+    std::vector<std::uint32_t> slots;
     std::uint32_t intern(Head h);
     void rollback(std::size_t size);
+
+   private:
+    std::size_t slot_of(Head h) const noexcept;
+    void grow();
   };
   // The closure of `start` (references expanded, ends returned from) appended to `heads`;
   // sets `reached_root`/`reached_beyond` where an end returns to kRoot/kBeyond.

@@ -219,7 +219,7 @@ class GbnfParser {
       case 'x': digits = 2; break;
       case 'u': digits = 4; break;
       case 'U': digits = 8; break;
-      default: return error(std::string("unknown escape \\") + c);
+      default: return error(std::string("unknown escape \\").append(1, c));
     }
     if (i_ + digits > s_.size()) return error("a short hex escape");
     std::uint32_t value = 0;

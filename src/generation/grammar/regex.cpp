@@ -253,7 +253,7 @@ class RegexParser {
     if ((c >= '1' && c <= '9') || c == 'k') return error("backreferences are not supported");
     if (c == 'p' || c == 'P') return error("Unicode property classes are not supported");
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      return error(std::string("unknown escape \\") + c);
+      return error(std::string("unknown escape \\").append(1, c));
     }
     --i_;
     if (!next_code_point(s_, i_, literal)) return error("invalid UTF-8");

@@ -75,8 +75,8 @@ def main():
         client = openai.OpenAI(base_url=f"http://{address}/v1", api_key="unused", max_retries=0)
         stops = 0
         answers = 0
-        for schema in (PERSON, ORDER):
-            for prompt in PROMPTS:
+        for schema, prompts in ((PERSON, PROMPTS[:2]), (ORDER, PROMPTS[2:])):
+            for prompt in prompts:
                 for settings in ({"temperature": 0}, {"temperature": 1.0, "seed": 7},
                                  {"temperature": 1.2, "top_p": 0.95, "seed": 11}):
                     chat = client.chat.completions.create(

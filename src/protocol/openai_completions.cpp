@@ -2,12 +2,14 @@
 // Server-Sent Events streaming.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,7 +55,7 @@ struct CompletionRequest {
   int top_logprobs = 0;
   openai_tools::Tools tools;  // chat
   int n = 1;        // choices
-  int best_of = 0;  // 0: not given
+  int best_of = 0;  // candidates generated, the n likeliest returned; 0: n
   bool echo = false;  // completions: the text starts with the prompt
 };
 
@@ -298,9 +300,13 @@ Status read_request(const HttpRequest& req, bool chat, CompletionRequest& out) {
   if (out.echo && out.logprobs) {
     return Status::invalid("echo: not with logprobs (the prompt's logprobs are not computed)");
   }
-  if (out.best_of != 0 && out.best_of != out.n) {
-    return Status::invalid("best_of: only equal to n is supported (returning the n best of more "
-                           "candidates is not)");
+  if (out.best_of == 0) out.best_of = out.n;
+  if (out.best_of < out.n) return Status::invalid("best_of: must be at least n");
+  if (out.best_of > out.n) {
+    if (out.stream) return Status::invalid("best_of: not with stream (the best are known only at the end)");
+    // Candidates are ranked by the log-probability of their tokens.
+    auto& logprobs = out.call.request.sampling.logprobs;
+    logprobs = std::max(logprobs, 0);
   }
   return openai_tools::apply(out.tools, out.call);
 }
@@ -583,7 +589,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   call.default_max_tokens = 16;
   call.default_max_tokens_fill_context = chat;
   // Answers with logprobs, and several choices, are not kept.
-  call.cacheable = call.cacheable && !r.logprobs && r.n == 1;
+  call.cacheable = call.cacheable && !r.logprobs && r.best_of == 1;
   if (status.ok()) status = endpoint->prepare(call);
   const bool caching = status.ok() && endpoint->caches(call);
   if (caching) status = cache_fields::read_directives(req, call.directives);
@@ -598,10 +604,10 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     res.timing.add("cache", std::chrono::steady_clock::now() - lookup_started);
   }
   const auto generation_started = std::chrono::steady_clock::now();
-  if (status.ok() && r.n > 1) {
+  if (status.ok() && r.best_of > 1) {
     // The others first take their copies (and the prefill group) of the prepared call.
     std::vector<GenerationCall> others;
-    for (int i = 1; i < r.n; ++i) others.push_back(endpoint->choice(call, i));
+    for (int i = 1; i < r.best_of; ++i) others.push_back(endpoint->choice(call, i));
     if (status.ok()) status = endpoint->submit(call, choices[0]->run, executor);
     for (auto& other : others) {
       if (!status.ok()) break;
@@ -693,7 +699,7 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
         res.timing.add("first_token", std::chrono::steady_clock::now() - generation_started);
       }
       c->whole += update.text;
-      if (r.logprobs) {
+      if (r.logprobs || r.best_of > r.n) {
         for (auto& t : update.tokens) c->tokens.push_back(std::move(t));
       }
       if (update.finish != FinishReason::none) c->last = std::move(update);
@@ -712,13 +718,27 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   json_append_number(out, created);
   out += R"(,"model":)";
   json_append_string(out, r.model);
+  // best_of: the n candidates whose tokens the model found likeliest (summed log-probability),
+  // likeliest first.
+  std::vector<std::size_t> order(choices.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  if (r.best_of > r.n) {
+    const auto score = [&](std::size_t i) {
+      double sum = 0;
+      for (const auto& t : choices[i]->tokens) sum += t.logprob;
+      return sum;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return score(a) > score(b); });
+    order.resize(static_cast<std::size_t>(r.n));
+  }
   out += R"(,"choices":[)";
-  for (std::size_t i = 0; i < choices.size(); ++i) {
+  for (std::size_t i = 0; i < order.size(); ++i) {
     if (i > 0) out += ',';
-    append_choice(out, r, id, tokenizer, *choices[i], i);
+    append_choice(out, r, id, tokenizer, *choices[order[i]], i);
   }
   out += "],";
-  append_usage(out, total_usage(choices));
+  append_usage(out, total_usage(choices));  // every candidate's tokens, as OpenAI counts them
   out += '}';
 }
 

@@ -66,11 +66,20 @@ def main():
         assert streamed_echo == echoed.choices[0].text, (streamed_echo, echoed.choices[0].text)
 
         # Errors arrive as the client's exception types.
+        # best_of: the n of best_of candidates whose tokens are likeliest, likeliest first; the
+        # candidates are those n = best_of gives with the same seed (choice i: seed + i).
+        sample = dict(model="smollm2", prompt="My favourite animal is", max_tokens=8, temperature=1.0,
+                      seed=9, logprobs=0)
+        three = client.completions.create(n=3, **sample)
+        best = client.completions.create(n=2, best_of=3, **sample)
+        ranked = sorted(three.choices, key=lambda c: -sum(c.logprobs.token_logprobs))
+        assert [c.text for c in best.choices] == [c.text for c in ranked[:2]], (best, three)
+        assert best.usage.completion_tokens == three.usage.completion_tokens
         try:
-            client.completions.create(model="smollm2", prompt="x", n=2, best_of=3)
-            raise AssertionError("best_of=3 was accepted")
+            client.completions.create(model="smollm2", prompt="x", n=3, best_of=2)
+            raise AssertionError("best_of < n was accepted")
         except openai.BadRequestError as e:
-            assert "best_of: only equal to n is supported" in str(e), e
+            assert "best_of: must be at least n" in str(e), e
         try:
             client.chat.completions.create(model="nope", messages=messages)
             raise AssertionError("an unknown model was accepted")

@@ -269,7 +269,8 @@ TEST_CASE("llm: bad generation requests get 400 or 404 naming what was wrong") {
   auto expect = [&](const std::string& path, const std::string& body, int status,
                     const std::string& words) { expect_error(client, path, body, status, words); };
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","tools":[]})", 400, "tools: not supported");
-  expect("/v1/completions", R"({"model":"smollm2","prompt":"x","n":2,"best_of":3})", 400, "best_of: only equal to n is supported");
+  expect("/v1/completions", R"({"model":"smollm2","prompt":"x","n":3,"best_of":2})", 400, "best_of: must be at least n");
+  expect("/v1/completions", R"({"model":"smollm2","prompt":"x","n":1,"best_of":2,"stream":true})", 400, "best_of: not with stream");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","n":17})", 400, "n: ");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","temperature":3})", 400, "temperature");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","top_p":0})", 400, "top_p");

@@ -160,24 +160,29 @@ struct PositionWalk {
 
 }  // namespace
 
-const CompiledGrammar::PositionTokens& CompiledGrammar::position_tokens(
+std::shared_ptr<const CompiledGrammar::PositionTokens> CompiledGrammar::position_tokens(
     std::span<const std::uint32_t> context) const {
   assert(context.size() >= 2);
   const std::string key(reinterpret_cast<const char*>(context.data()), context.size_bytes());
   std::lock_guard lock(mutex_);
-  auto& slot = positions_[key];
-  if (slot) return *slot;
-  slot = std::make_unique<PositionTokens>();
+  if (const auto it = positions_.find(key); it != positions_.end()) return it->second;
+  auto tokens = std::make_shared<PositionTokens>();
   const auto& v = *vocabulary;
-  slot->accepted.assign((static_cast<std::size_t>(v.size()) + 63) / 64, 0);
-  PositionWalk walk{*this, v, *slot, {}, {}};
+  tokens->accepted.assign((static_cast<std::size_t>(v.size()) + 63) / 64, 0);
+  PositionWalk walk{*this, v, *tokens, {}, {}};
   // The known frames rebuilt from the bottom: what lies below them is kRoot or unknown.
   std::uint32_t parent = context.back();
   for (std::size_t i = context.size() - 1; i-- > 1;) parent = walk.frames.intern({context[i], parent});
   walk.levels.push_back({Head{context[0], parent}});
   walk.walk(0, 0, false);
-  std::ranges::sort(slot->uncertain);
-  return *slot;
+  std::ranges::sort(tokens->uncertain);
+  const auto bytes = tokens->accepted.size() * sizeof(std::uint64_t) +
+                     tokens->uncertain.size() * sizeof(std::int32_t) + key.size();
+  if (position_bytes_ + bytes <= kMaxContextBytes) {
+    position_bytes_ += bytes;
+    positions_.emplace(key, tokens);
+  }
+  return tokens;
 }
 
 // --- Matcher -----------------------------------------------------------------------------
@@ -333,7 +338,8 @@ void Matcher::fill_mask(TokenMask& mask) {
       frame = frames_.nodes[frame].parent;
     }
     context.push_back(frame == kRoot ? kRoot : kBeyond);
-    const auto& p = grammar_->position_tokens(context);
+    const auto tokens = grammar_->position_tokens(context);
+    const auto& p = *tokens;
     for (std::size_t w = 0; w < mask.size(); ++w) mask[w] |= p.accepted[w];
     for (const auto id : p.uncertain) {
       if (test_bit(mask, id)) continue;

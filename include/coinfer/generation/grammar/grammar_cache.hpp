@@ -36,11 +36,12 @@ struct OutputConstraint {
 
 // A model's compiled grammars by their source, the least recently used dropped beyond
 // `capacity`: a schema sent with every request compiles once, and the token sets its positions
-// computed on the first request serve the later ones. The vocabulary trie is built on first use.
-// Safe from any thread.
+// computed on the first request serve the later ones (each grammar keeps at most
+// CompiledGrammar::kMaxContextBytes of them, so the cache holds at most capacity x that). The
+// vocabulary trie is built on first use. Safe from any thread.
 class GrammarCache {
  public:
-  explicit GrammarCache(const ByteLevelBpeTokenizer& tokenizer, std::size_t capacity = 256);
+  explicit GrammarCache(const ByteLevelBpeTokenizer& tokenizer, std::size_t capacity = 64);
   ~GrammarCache();
 
   // The constraint compiled (from the cache when it was seen); errors are 400s prefixed with

@@ -72,10 +72,13 @@ class CompiledGrammar {
     std::vector<std::int32_t> uncertain;  // to be checked against the whole stack
   };
   static constexpr std::size_t kContextFrames = 4;
+  // What a grammar keeps of its contexts' token sets (about 6.5 KB each on a 49k vocabulary):
+  // past it, a context is computed for the step that needs it and not kept.
+  static constexpr std::size_t kMaxContextBytes = std::size_t{16} << 20;
   // Of a context: a position whose element is a byte set, then the return positions of up to
   // kContextFrames frames above it, then Matcher::kRoot if the stack ends there (else
-  // Matcher::kBeyond). Computed once.
-  const PositionTokens& position_tokens(std::span<const std::uint32_t> context) const;
+  // Matcher::kBeyond). Computed once while the grammar's bound allows.
+  std::shared_ptr<const PositionTokens> position_tokens(std::span<const std::uint32_t> context) const;
 
   // The flat program: every rule's alternatives, each ending with an end element.
   std::vector<Element> code;
@@ -89,7 +92,8 @@ class CompiledGrammar {
 
  private:
   mutable std::mutex mutex_;
-  mutable std::unordered_map<std::string, std::unique_ptr<PositionTokens>> positions_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const PositionTokens>> positions_;
+  mutable std::size_t position_bytes_ = 0;
 };
 
 // A pushdown automaton over bytes: a set of stacks, each a head position (the next byte set

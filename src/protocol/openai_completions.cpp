@@ -419,17 +419,25 @@ void append_tool_call(std::string& out, const openai_tools::ToolCall& call, cons
   out += "}}";
 }
 
-// One streamed chunk's JSON (without the SSE framing).
-void chunk_json(std::string& out, const CompletionRequest& r, const std::string& id,
-                std::int64_t created, const std::string& model, const ByteLevelBpeTokenizer& tokenizer,
-                const GenerationUpdate& u, bool first, std::size_t& text_offset,
-                bool called_tools, std::size_t index) {
+// {"id", "object", "created", "model": what every response and streamed chunk starts with.
+void append_head(std::string& out, const CompletionRequest& r, const std::string& id,
+                 std::int64_t created, bool chunk) {
   out += R"({"id":)";
   json_append_string(out, id);
-  out += r.chat ? R"(,"object":"chat.completion.chunk","created":)" : R"(,"object":"text_completion","created":)";
+  out += !r.chat  ? R"(,"object":"text_completion","created":)"
+         : chunk ? R"(,"object":"chat.completion.chunk","created":)"
+                 : R"(,"object":"chat.completion","created":)";
   json_append_number(out, created);
   out += R"(,"model":)";
-  json_append_string(out, model);
+  json_append_string(out, r.model);
+}
+
+// One streamed chunk's JSON (without the SSE framing).
+void chunk_json(std::string& out, const CompletionRequest& r, const std::string& id,
+                std::int64_t created, const ByteLevelBpeTokenizer& tokenizer,
+                const GenerationUpdate& u, bool first, std::size_t& text_offset,
+                bool called_tools, std::size_t index) {
+  append_head(out, r, id, created, true);
   out += R"(,"choices":[{"index":)";
   json_append_number(out, index);
   out += ',';
@@ -490,17 +498,13 @@ void stream_events(std::string& event, const CompletionRequest& r, const std::st
   const bool called = c.splitter && c.splitter->calls_made() > 0;
   if (!update.text.empty() || !update.tokens.empty() || update.finish != FinishReason::none || c.first) {
     event += "data: ";
-    chunk_json(event, r, id, created, r.model, tokenizer, update, c.first, c.text_offset, called, index);
+    chunk_json(event, r, id, created, tokenizer, update, c.first, c.text_offset, called, index);
     event += "\n\n";
     c.first = false;
   }
   for (std::size_t k = 0; k < calls.size(); ++k) {
-    event += R"(data: {"id":)";
-    json_append_string(event, id);
-    event += R"(,"object":"chat.completion.chunk","created":)";
-    json_append_number(event, created);
-    event += R"(,"model":)";
-    json_append_string(event, r.model);
+    event += "data: ";
+    append_head(event, r, id, created, true);
     event += R"(,"choices":[{"index":)";
     json_append_number(event, index);
     event += R"(,"delta":{"tool_calls":[)";
@@ -512,7 +516,7 @@ void stream_events(std::string& event, const CompletionRequest& r, const std::st
     GenerationUpdate last_chunk;
     last_chunk.finish = finish;
     event += "data: ";
-    chunk_json(event, r, id, created, r.model, tokenizer, last_chunk, false, c.text_offset, true, index);
+    chunk_json(event, r, id, created, tokenizer, last_chunk, false, c.text_offset, true, index);
     event += "\n\n";
   }
   update.finish = finish;
@@ -674,12 +678,8 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
     }
     event.clear();
     if (r.include_usage) {
-      event += R"(data: {"id":)";
-      json_append_string(event, id);
-      event += chat ? R"(,"object":"chat.completion.chunk","created":)" : R"(,"object":"text_completion","created":)";
-      json_append_number(event, created);
-      event += R"(,"model":)";
-      json_append_string(event, r.model);
+      event += "data: ";
+      append_head(event, r, id, created, true);
       event += R"(,"choices":[],)";
       append_usage(event, total_usage(choices));
       event += "}\n\n";
@@ -712,24 +712,18 @@ asio::awaitable<void> completions(const ModelRepository& repo, const HttpRequest
   res.timing.add("generation", std::chrono::steady_clock::now() - generation_started);
   cache_fields::annotate(res, choices[0]->run.outcome());
   std::string& out = res.body;
-  out += R"({"id":)";
-  json_append_string(out, id);
-  out += chat ? R"(,"object":"chat.completion","created":)" : R"(,"object":"text_completion","created":)";
-  json_append_number(out, created);
-  out += R"(,"model":)";
-  json_append_string(out, r.model);
+  append_head(out, r, id, created, false);
   // best_of: the n candidates whose tokens the model found likeliest (summed log-probability),
   // likeliest first.
   std::vector<std::size_t> order(choices.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   if (r.best_of > r.n) {
-    const auto score = [&](std::size_t i) {
-      double sum = 0;
-      for (const auto& t : choices[i]->tokens) sum += t.logprob;
-      return sum;
-    };
+    std::vector<double> score(choices.size(), 0.0);
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      for (const auto& t : choices[i]->tokens) score[i] += t.logprob;
+    }
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return score(a) > score(b); });
+                     [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
     order.resize(static_cast<std::size_t>(r.n));
   }
   out += R"(,"choices":[)";

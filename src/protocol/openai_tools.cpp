@@ -78,7 +78,7 @@ Status read_tools(ondemand::value& value, Tools& out) {
           return Status::invalid(where + ".function: expected an object");
         }
         // Read again as a document: the listing keeps the object whole.
-        simdjson::dom::parser parser;
+        thread_local simdjson::dom::parser parser;
         simdjson::dom::object fields;
         if (parser.parse(raw.data(), raw.size()).get(fields)) return Status::invalid(where + ".function: invalid JSON");
         for (auto [k, fv] : fields) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "coinfer/generation/grammar/grammar_cache.hpp"
 #include "coinfer/generation/grammar/matcher.hpp"
 #include "coinfer/generation/grammar/sources.hpp"
 #include "coinfer/models/gguf.hpp"
@@ -51,6 +52,8 @@ std::shared_ptr<const CompiledGrammar> gbnf(std::string_view s) {
 }
 
 Status schema_source(std::string_view text, Grammar& g) { return json_schema_grammar(text, g); }
+
+void check_masks_along(const std::shared_ptr<const CompiledGrammar>& g, std::string_view text);
 
 template <class Source>
 std::string error_of(Source source, std::string_view text) {
@@ -287,6 +290,77 @@ TEST_CASE("a grammar that would explode is refused, not built") {
             .find("too large") != std::string::npos);
   CHECK(error_of(schema_source, R"({"type":"array","items":{"type":"string"},"minItems":1000000})")
             .find("too large") != std::string::npos);
+}
+
+// The bound is on the algorithm (linear: ~0.1 s here, 1-2 s under ASan; a pass per rule would
+// take minutes), not a benchmark.
+TEST_CASE("a chain of rules written last-first compiles in time linear in the grammar" *
+          doctest::timeout(30)) {
+  // root ::= r1, r1 ::= "a" r2, ..., each defined before the rule it uses is: a check that
+  // passes over the rules until nothing changes needs one pass per rule (10^10 steps here).
+  std::string text = "root ::= r1\n";
+  constexpr int kRules = 100000;
+  for (int i = 1; i < kRules; ++i) text += "r" + std::to_string(i) + " ::= \"a\" r" + std::to_string(i + 1) + "\n";
+  text += "r" + std::to_string(kRules) + " ::= \"b\"\n";
+  Grammar g;
+  REQUIRE(gbnf_grammar(text, g).ok());
+  std::shared_ptr<const CompiledGrammar> compiled;
+  REQUIRE(CompiledGrammar::compile(std::move(g), toy_vocabulary(), compiled).ok());
+  CHECK(matches(compiled, std::string(kRules - 1, 'a') + "b"));
+  CHECK(!matches(compiled, std::string(kRules - 2, 'a') + "b"));
+}
+
+TEST_CASE("tool calls: one or several, each naming a listed function with arguments of its schema") {
+  const std::vector<ToolFunction> functions{
+      {"get_weather", R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]})"},
+      {"now", ""}};
+  const auto several = compiled([&](Grammar& g) { return tool_calls_grammar(functions, true, g); });
+  const std::string weather = "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}\n</tool_call>";
+  const std::string now = "<tool_call>\n{\"name\":\"now\",\"arguments\":{}}\n</tool_call>";
+  check_table(several, {weather, now, weather + "\n" + now},
+              {"<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{}}\n</tool_call>",
+               "<tool_call>\n{\"name\":\"other\",\"arguments\":{}}\n</tool_call>",
+               "<tool_call>\n{\"name\":\"now\",\"arguments\":{\"x\":1}}\n</tool_call>", weather + now, ""});
+  const auto one = compiled([&](Grammar& g) { return tool_calls_grammar(functions, false, g); });
+  check_table(one, {weather, now}, {weather + "\n" + now});
+  Grammar g;
+  const std::vector<ToolFunction> bad{{"f", R"({"type":"array","uniqueItems":true})"}};
+  CHECK(tool_calls_grammar(bad, true, g).message() ==
+        "function 'f' parameters: schema: keyword 'uniqueItems' is not supported");
+}
+
+TEST_CASE("a grammar past its bound on kept token sets computes them per step, masks unchanged") {
+  Grammar g;
+  REQUIRE(json_schema_grammar(R"({"type":"object","properties":{"msg":{"type":"string","maxLength":4}}})", g).ok());
+  std::shared_ptr<const CompiledGrammar> keeps_none;
+  REQUIRE(CompiledGrammar::compile(std::move(g), toy_vocabulary(), keeps_none, 0).ok());
+  check_masks_along(keeps_none, R"({"msg":"Hi!"})");
+  CHECK(keeps_none->positions_computed() == 0);
+}
+
+TEST_CASE("the grammar cache keeps the latest grammars by source and names the field in its errors") {
+  const auto tokenizer = test::toy_tokenizer();
+  GrammarCache cache(*tokenizer, 2);
+  const auto regex_of = [](std::string pattern) {
+    OutputConstraint c;
+    c.kind = OutputConstraint::Kind::regex;
+    c.source = std::move(pattern);
+    c.field = "structured_outputs.regex";
+    return c;
+  };
+  std::shared_ptr<const CompiledGrammar> a, a_again, b, c, a_later;
+  REQUIRE(cache.get(regex_of("a+"), a).ok());
+  REQUIRE(cache.get(regex_of("a+"), a_again).ok());
+  CHECK(a == a_again);  // compiled once
+  REQUIRE(cache.get(regex_of("b+"), b).ok());
+  REQUIRE(cache.get(regex_of("c+"), c).ok());  // a, the least recently used, goes
+  CHECK(cache.size() == 2);
+  REQUIRE(cache.get(regex_of("a+"), a_later).ok());
+  CHECK(a_later != a);
+  std::shared_ptr<const CompiledGrammar> none;
+  CHECK(cache.get(regex_of("(a"), none).message() ==
+        "structured_outputs.regex: regex: missing ')' at offset 2");
+  CHECK(cache.size() == 2);  // a refused source is not kept
 }
 
 TEST_CASE("choices: exactly one of the strings") {

@@ -2,6 +2,7 @@
 // Code-point sets for the grammar sources (regex and GBNF classes) and UTF-8 decoding of
 // their text.
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <string_view>
 #include <utility>
@@ -76,6 +77,22 @@ inline bool next_code_point(std::string_view text, std::size_t& i, char32_t& out
   i += static_cast<std::size_t>(length);
   out = c;
   return true;
+}
+
+// The code point written as `digits` hex digits at text[i], advancing i past them; null, or
+// what is wrong with the escape.
+inline const char* read_hex_escape(std::string_view text, std::size_t& i, std::size_t digits,
+                                   char32_t& out) {
+  if (i + digits > text.size()) return "a short hex escape";
+  std::uint32_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + i + digits, value, 16);
+  if (ec != std::errc() || ptr != text.data() + i + digits) return "a bad hex escape";
+  if (value > kMaxCodePoint || (value >= 0xD800 && value <= 0xDFFF)) {
+    return "an escape outside Unicode scalar values";
+  }
+  i += digits;
+  out = value;
+  return nullptr;
 }
 
 inline void append_utf8(std::string& out, char32_t c) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 namespace coinfer::generation::grammar {
 
@@ -58,6 +59,52 @@ void split_utf8(char32_t lo, char32_t hi, std::vector<ByteRanges>& out) {
   ByteRanges seq;
   for (int i = 0; i < length; ++i) seq.emplace_back(a[i], b[i]);
   out.push_back(std::move(seq));
+}
+
+// The rules that derive a string (bytes_count: any; else: the empty one), in time linear in
+// the grammar (Dowling-Gallier): each alternative counts the references it still waits for,
+// and a rule found true releases the alternatives that use it. A pass-until-no-change loop is
+// quadratic on a chain of rules written in the wrong order.
+std::vector<char> least_fixpoint(const std::vector<Grammar::Rule>& rules, bool bytes_count) {
+  const auto n = rules.size();
+  std::vector<char> found(n, 0);
+  std::vector<std::uint32_t> waiting;  // per alternative, in rule order
+  std::vector<std::vector<std::uint32_t>> uses(n);  // rule -> alternatives referencing it
+  std::vector<std::uint32_t> owner;                 // alternative -> its rule
+  std::vector<std::uint32_t> queue;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (const auto& alt : rules[i].alternatives) {
+      const auto id = static_cast<std::uint32_t>(waiting.size());
+      std::uint32_t count = 0;
+      bool possible = true;
+      for (const auto& e : alt) {
+        if (e.kind == Element::Kind::rule) {
+          ++count;
+          uses[e.value].push_back(id);
+        } else if (e.kind == Element::Kind::bytes && !bytes_count) {
+          possible = false;
+        }
+      }
+      waiting.push_back(possible ? count : std::numeric_limits<std::uint32_t>::max());
+      owner.push_back(i);
+      if (possible && count == 0 && !found[i]) {
+        found[i] = 1;
+        queue.push_back(i);
+      }
+    }
+  }
+  while (!queue.empty()) {
+    const auto r = queue.back();
+    queue.pop_back();
+    for (const auto alt : uses[r]) {
+      if (waiting[alt] == std::numeric_limits<std::uint32_t>::max() || --waiting[alt] != 0) continue;
+      if (!found[owner[alt]]) {
+        found[owner[alt]] = 1;
+        queue.push_back(owner[alt]);
+      }
+    }
+  }
+  return found;
 }
 
 }  // namespace
@@ -203,22 +250,7 @@ Status Grammar::finish(std::uint32_t root) {
   }
   // Productive rules derive some finite string; alternatives through others are dead ends
   // a generation could enter and never leave, so they go.
-  std::vector<char> productive(n, 0);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (productive[i]) continue;
-      for (const auto& alt : rules_[i].alternatives) {
-        if (std::ranges::all_of(alt, [&](const Element& e) {
-              return e.kind != Element::Kind::rule || productive[e.value];
-            })) {
-          productive[i] = 1;
-          changed = true;
-          break;
-        }
-      }
-    }
-  }
+  const auto productive = least_fixpoint(rules_, true);
   if (!productive[root]) return Status::invalid("the grammar matches nothing");
   for (auto& r : rules_) {
     std::erase_if(r.alternatives, [&](const Sequence& alt) {
@@ -228,22 +260,7 @@ Status Grammar::finish(std::uint32_t root) {
   }
   // Left recursion: an edge A -> B where B can come first in A (after nullable elements only);
   // the matcher expands references without consuming input, so a cycle would not end.
-  std::vector<char> nullable(n, 0);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (nullable[i]) continue;
-      for (const auto& alt : rules_[i].alternatives) {
-        if (std::ranges::all_of(alt, [&](const Element& e) {
-              return e.kind == Element::Kind::rule && nullable[e.value];
-            })) {
-          nullable[i] = 1;
-          changed = true;
-          break;
-        }
-      }
-    }
-  }
+  const auto nullable = least_fixpoint(rules_, false);
   std::vector<char> color(n, 0);  // 0 unvisited, 1 on the path, 2 done
   std::vector<std::pair<std::uint32_t, std::size_t>> path;  // rule, next edge
   std::vector<std::vector<std::uint32_t>> firsts(n);

@@ -6,7 +6,7 @@
 namespace coinfer::generation::grammar {
 
 GrammarCache::GrammarCache(const ByteLevelBpeTokenizer& tokenizer, std::size_t capacity)
-    : tokenizer_(tokenizer), capacity_(capacity) {}
+    : capacity_(capacity), vocabulary_(std::make_shared<const TokenVocabulary>(tokenizer)) {}
 
 GrammarCache::~GrammarCache() = default;
 
@@ -30,7 +30,6 @@ Status GrammarCache::get(const OutputConstraint& c, std::shared_ptr<const Compil
   }
   key += c.parallel ? '\2' : '\3';
   key += c.whitespace;
-  std::shared_ptr<const TokenVocabulary> vocabulary;
   {
     std::lock_guard lock(mutex_);
     if (const auto it = entries_.find(key); it != entries_.end()) {
@@ -38,8 +37,6 @@ Status GrammarCache::get(const OutputConstraint& c, std::shared_ptr<const Compil
       out = it->second.grammar;
       return {};
     }
-    if (!vocabulary_) vocabulary_ = std::make_shared<const TokenVocabulary>(tokenizer_);
-    vocabulary = vocabulary_;
   }
   // Compiled outside the lock: two first requests for one schema both compile, and one keeps.
   Grammar g;
@@ -53,7 +50,7 @@ Status GrammarCache::get(const OutputConstraint& c, std::shared_ptr<const Compil
     case OutputConstraint::Kind::tool_calls: status = tool_calls_grammar(c.functions, c.parallel, g); break;
     case OutputConstraint::Kind::none: return Status::invalid(c.field + ": no constraint");
   }
-  if (status.ok()) status = CompiledGrammar::compile(std::move(g), vocabulary, out);
+  if (status.ok()) status = CompiledGrammar::compile(std::move(g), vocabulary_, out);
   if (!status.ok()) return Status::invalid(c.field + ": " + std::string(status.message()));
   std::lock_guard lock(mutex_);
   if (const auto it = entries_.find(key); it != entries_.end()) {

@@ -6,6 +6,7 @@
 #include <span>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "code_points.hpp"
 #include "coinfer/core/json_writer.hpp"
@@ -562,6 +563,7 @@ class SchemaCompiler {
     std::vector<std::pair<std::string_view, dom::element>> properties;
     std::vector<std::string_view> required;
     std::optional<dom::element> additional;
+    std::unordered_set<std::string_view> seen;
     std::size_t index = 0;
     for (auto part : parts) {
       const auto at = std::string(where) + ".allOf[" + std::to_string(index++) + "]";
@@ -581,7 +583,7 @@ class SchemaCompiler {
           dom::object props;
           if (field.value.get_object().get(props)) return error(at, "properties must be an object");
           for (auto prop : props) {
-            if (std::ranges::any_of(properties, [&](const auto& q) { return q.first == prop.key; })) {
+            if (!seen.insert(prop.key).second) {
               return error(at, "property '" + std::string(prop.key) + "' is defined by two allOf schemas");
             }
             properties.emplace_back(prop.key, prop.value);
@@ -633,10 +635,14 @@ class SchemaCompiler {
                      const std::vector<std::string_view>& required,
                      std::optional<dom::element> additional, bool open_by_default,
                      std::string_view where, Sequence& out) {
+    // Sets, not scans: a schema may list thousands of properties.
+    std::unordered_set<std::string_view> declared, must;
+    for (const auto& p : properties) declared.insert(p.first);
     for (const auto r : required) {
-      if (std::ranges::none_of(properties, [&](const auto& p) { return p.first == r; })) {
+      if (!declared.contains(r)) {
         return error(where, "required property '" + std::string(r) + "' is not in properties");
       }
+      must.insert(r);
     }
     // Additional properties: any key, a value of their schema.
     std::optional<Sequence> extra;
@@ -689,7 +695,7 @@ class SchemaCompiler {
       Sequence kv = g_.literal(json_quoted(name));
       append(kv, punct(":"));
       if (auto st = value(schema, std::string(where) + ".properties." + std::string(name), kv); !st.ok()) return st;
-      const bool is_required = std::ranges::find(required, name) != required.end();
+      const bool is_required = must.contains(name);
       Sequence take = kv;
       take.push_back({Element::Kind::rule, next[i + 1]});
       Sequence take_more = punct(",");

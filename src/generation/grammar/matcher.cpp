@@ -75,7 +75,8 @@ TokenVocabulary::TokenVocabulary(const ByteLevelBpeTokenizer& tokenizer)
 // --- CompiledGrammar ---------------------------------------------------------------------
 
 Status CompiledGrammar::compile(Grammar grammar, std::shared_ptr<const TokenVocabulary> vocabulary,
-                                std::shared_ptr<const CompiledGrammar>& out) {
+                                std::shared_ptr<const CompiledGrammar>& out,
+                                std::size_t max_context_bytes) {
   if (!grammar.status.ok()) return grammar.status;
   auto g = std::make_shared<CompiledGrammar>();
   const auto& rules = grammar.rules();
@@ -93,6 +94,7 @@ Status CompiledGrammar::compile(Grammar grammar, std::shared_ptr<const TokenVoca
   g->sets = grammar.sets();
   g->root = grammar.root();
   g->vocabulary = std::move(vocabulary);
+  g->max_context_bytes_ = max_context_bytes;
   out = std::move(g);
   return {};
 }
@@ -178,7 +180,7 @@ std::shared_ptr<const CompiledGrammar::PositionTokens> CompiledGrammar::position
   std::ranges::sort(tokens->uncertain);
   const auto bytes = tokens->accepted.size() * sizeof(std::uint64_t) +
                      tokens->uncertain.size() * sizeof(std::int32_t) + key.size();
-  if (position_bytes_ + bytes <= kMaxContextBytes) {
+  if (position_bytes_ + bytes <= max_context_bytes_) {
     position_bytes_ += bytes;
     positions_.emplace(key, tokens);
   }
@@ -329,16 +331,15 @@ void Matcher::fill_mask(TokenMask& mask) {
   const auto& v = *grammar_->vocabulary;
   mask.assign((static_cast<std::size_t>(v.size()) + 63) / 64, 0);
   if (ended_) return;
-  std::vector<std::uint32_t> context;
   for (const Head& h : heads_) {
-    context.assign(1, h.pos);
+    context_.assign(1, h.pos);
     auto frame = h.parent;
-    while (frame != kRoot && context.size() <= CompiledGrammar::kContextFrames) {
-      context.push_back(frames_.nodes[frame].pos);
+    while (frame != kRoot && context_.size() <= CompiledGrammar::kContextFrames) {
+      context_.push_back(frames_.nodes[frame].pos);
       frame = frames_.nodes[frame].parent;
     }
-    context.push_back(frame == kRoot ? kRoot : kBeyond);
-    const auto tokens = grammar_->position_tokens(context);
+    context_.push_back(frame == kRoot ? kRoot : kBeyond);
+    const auto tokens = grammar_->position_tokens(context_);
     const auto& p = *tokens;
     for (std::size_t w = 0; w < mask.size(); ++w) mask[w] |= p.accepted[w];
     for (const auto id : p.uncertain) {

@@ -261,15 +261,8 @@ class RegexParser {
   }
 
   Status hex(std::size_t digits, char32_t& out, std::size_t skip_after = 0) {
-    if (i_ + digits > s_.size()) return error("a short hex escape");
-    std::uint32_t value = 0;
-    const auto [ptr, ec] = std::from_chars(s_.data() + i_, s_.data() + i_ + digits, value, 16);
-    if (ec != std::errc() || ptr != s_.data() + i_ + digits) return error("a bad hex escape");
-    if (value > kMaxCodePoint || (value >= 0xD800 && value <= 0xDFFF)) {
-      return error("an escape outside Unicode scalar values");
-    }
-    i_ += digits + skip_after;
-    out = value;
+    if (const char* wrong = read_hex_escape(s_, i_, digits, out)) return error(wrong);
+    i_ += skip_after;
     return {};
   }
 

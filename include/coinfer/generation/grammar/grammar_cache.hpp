@@ -38,7 +38,8 @@ struct OutputConstraint {
 // `capacity`: a schema sent with every request compiles once, and the token sets its positions
 // computed on the first request serve the later ones (each grammar keeps at most
 // CompiledGrammar::kMaxContextBytes of them, so the cache holds at most capacity x that). The
-// vocabulary trie is built on first use. Safe from any thread.
+// vocabulary trie is built with the cache (15-25 ms for SmolLM2's 49,152 tokens, at start
+// rather than on a request's I/O thread). Safe from any thread.
 class GrammarCache {
  public:
   explicit GrammarCache(const ByteLevelBpeTokenizer& tokenizer, std::size_t capacity = 64);
@@ -50,10 +51,9 @@ class GrammarCache {
   std::size_t size() const;
 
  private:
-  const ByteLevelBpeTokenizer& tokenizer_;
   const std::size_t capacity_;
+  const std::shared_ptr<const TokenVocabulary> vocabulary_;
   mutable std::mutex mutex_;
-  std::shared_ptr<const TokenVocabulary> vocabulary_;
   std::list<std::string> order_;  // keys, most recently used first
   struct Entry {
     std::shared_ptr<const CompiledGrammar> grammar;

@@ -64,8 +64,10 @@ class TokenVocabulary {
 // Shared by every sequence that uses the same grammar; safe to use from several threads.
 class CompiledGrammar {
  public:
+  // `max_context_bytes`: what it keeps of its contexts' token sets (kMaxContextBytes below).
   static Status compile(Grammar grammar, std::shared_ptr<const TokenVocabulary> vocabulary,
-                        std::shared_ptr<const CompiledGrammar>& out);
+                        std::shared_ptr<const CompiledGrammar>& out,
+                        std::size_t max_context_bytes = kMaxContextBytes);
 
   struct PositionTokens {
     TokenMask accepted;                   // allowed whatever lies below
@@ -94,6 +96,7 @@ class CompiledGrammar {
   mutable std::mutex mutex_;
   mutable std::unordered_map<std::string, std::shared_ptr<const PositionTokens>> positions_;
   mutable std::size_t position_bytes_ = 0;
+  std::size_t max_context_bytes_ = kMaxContextBytes;
 };
 
 // A pushdown automaton over bytes: a set of stacks, each a head position (the next byte set
@@ -158,6 +161,7 @@ class Matcher {
   bool accepting_ = false;
   bool ended_ = false;
   std::vector<Head> scratch_a_, scratch_b_;
+  std::vector<std::uint32_t> context_;  // fill_mask's, per head
 };
 
 // The grammar as a stage of the sampler chain: it feeds the matcher the tokens sampled since

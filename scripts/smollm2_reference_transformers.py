@@ -23,7 +23,12 @@ tests/reference/llm_reference_test.cpp reads from reference.json:
   greedy[]        reference.json's 10 prompts (same prompt_ids, copied): transformers' first 32
                   greedy tokens ("generated": argmax, no penalties, EOS not stopping, FP32 KV
                   cache), "margins" (top-1 minus top-2 logit per step), "first_eog" (with
-                  reference.json's eog_ids), "text" (byte-level decoding of the GGUF vocabulary)
+                  reference.json's eog_ids), "text" (byte-level decoding of the GGUF vocabulary),
+                  "answer" (the generated tokens before the first end token, decoded by
+                  transformers' tokenizer from the GGUF: what a server answers greedily with
+                  max_tokens 32) and "answer_finish" ("stop" if an end token came, else
+                  "length"); tests/conformance/reference_answers_test.py compares served
+                  answers with them
   vs_llama_cpp    the comparison with reference.json: top-1 agreement, perplexities, and per
                   prompt how many of the first 16 / 32 greedy tokens equal llama.cpp's
   generator       versions, the GGUF's sha256, dtype, threads, settings, date, seconds
@@ -303,6 +308,24 @@ def greedy(model, prompt_ids, n):
     return out, margins
 
 
+def add_answers(cases, gguf_path, detok):
+    """Fills each greedy case's "answer" and "answer_finish" (see the module's docstring),
+    decoded by transformers' own tokenizer for the GGUF and checked against the byte-level
+    decoding above (two decoders, one text)."""
+    from transformers import AutoTokenizer
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
+    for case in cases:
+        end = case["first_eog"]
+        ids = case["generated"] if end is None else case["generated"][:end]
+        answer = tokenizer.decode(ids, skip_special_tokens=False,
+                                  clean_up_tokenization_spaces=False)
+        if answer != detok(ids):
+            raise SystemExit(f"smollm2_reference_transformers: transformers decodes {ids} as "
+                             f"{answer!r}, the vocabulary's bytes as {detok(ids)!r}")
+        case["answer"] = answer
+        case["answer_finish"] = "length" if end is None else "stop"
+
+
 def common_prefix(a, b):
     n = 0
     for x, y in zip(a, b):
@@ -327,7 +350,17 @@ def main():
                     default=REPO_ROOT / "tests/fixtures/smollm2/reference.json",
                     help="llama.cpp's fixture: tokens and prompts come from it")
     ap.add_argument("--out-dir", type=Path, default=REPO_ROOT / "tests/fixtures/smollm2")
+    ap.add_argument("--answers-only", action="store_true",
+                    help="only (re)write the greedy cases' answer fields of the existing fixture")
     args = ap.parse_args()
+    if args.answers_only:
+        import gguf
+        out = args.out_dir / "reference_transformers.json"
+        fixture = json.loads(out.read_text(encoding="utf-8"))
+        add_answers(fixture["greedy"], args.gguf.resolve(),
+                    make_detokenizer(gguf.GGUFReader(str(args.gguf.resolve()))))
+        out.write_text(_dump(fixture), encoding="utf-8")
+        return
 
     t_start = time.time()
     import gguf
@@ -393,6 +426,7 @@ def main():
                                       c["generated"][:COMPARE_PREFIX]))
         prefix32.append(common_prefix(case["generated"], c["generated"]))
         cases.append(case)
+    add_answers(cases, gguf_path, detok)
     greedy_seconds = time.time() - t0
 
     ref_top1 = np.asarray(ref["top1"])

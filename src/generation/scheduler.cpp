@@ -52,11 +52,12 @@ void Scheduler::enqueue(std::unique_ptr<Sequence> sequence, bool front) {
     }
     return;
   }
-  // Higher priority first. A new sequence goes after every waiting one of the same or higher
-  // priority; a preempted one before those of its own priority (it was admitted before them).
+  // Lower values first (vLLM's priority). A new sequence goes after every waiting one of the
+  // same or a lower value; a preempted one before those of its own value (it was admitted
+  // before them).
   const int p = sequence->request.priority;
   auto at = std::find_if(waiting_.begin(), waiting_.end(), [&](const auto& w) {
-    return front ? w->request.priority <= p : w->request.priority < p;
+    return front ? w->request.priority >= p : w->request.priority > p;
   });
   waiting_.insert(at, std::move(sequence));
 }
@@ -108,11 +109,12 @@ void Scheduler::reserve_slots(StepPlan& plan) {
     const auto missing = static_cast<std::int32_t>(s->tokens.size()) - s->slots;
     if (missing <= 0) continue;
     while (!blocks_.append_slots(s->id, missing, plan.block_copies)) {
-      // The victim: the latest admitted (of the lowest priority, with priorities).
+      // The victim: the latest admitted (of the lowest priority, the highest value, with
+      // priorities).
       std::size_t victim = running_.size() - 1;
       if (config_.priority_scheduling) {
         for (std::size_t j = running_.size(); j-- > 0;) {
-          if (running_[j]->request.priority < running_[victim]->request.priority) victim = j;
+          if (running_[j]->request.priority > running_[victim]->request.priority) victim = j;
         }
       }
       const bool self = running_[victim].get() == s;

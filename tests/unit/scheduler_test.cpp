@@ -265,15 +265,14 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "scheduler: with priorities, higher priorities are admitted first, in arrival order within "
-    "one") {
+    "scheduler: with priorities, lower values are admitted first, in arrival order within one") {
   auto config = config_with(64, 1);
   config.priority_scheduling = true;
   Harness h(config);
-  Sequence* low = h.add(4, 1, 0);
-  Sequence* high1 = h.add(4, 1, 5);
+  Sequence* low = h.add(4, 1, 5);
+  Sequence* high1 = h.add(4, 1, -1);
   Sequence* mid = h.add(4, 1, 2);
-  Sequence* high2 = h.add(4, 1, 5);
+  Sequence* high2 = h.add(4, 1, -1);
   std::vector<std::uint64_t> order;
   for (int i = 0; i < 4; ++i) {
     auto step = h.step();
@@ -287,8 +286,8 @@ TEST_CASE("scheduler: with priorities, the lowest-priority running sequence is p
   auto config = config_with(64);
   config.priority_scheduling = true;
   Harness h(config, 6, 4, false);
-  Sequence* low = h.add(8, 9, 0);
-  Sequence* high = h.add(8, 9, 3, 100);
+  Sequence* low = h.add(8, 9, 3);
+  Sequence* high = h.add(8, 9, 0, 100);
   Sequence* mid = h.add(4, 9, 1, 200);
   auto first = h.step();  // admitted by priority: high, mid, low
   CHECK(first.chunks ==

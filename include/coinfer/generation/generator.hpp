@@ -33,7 +33,7 @@ struct GenerationRequest {
   std::vector<std::int32_t> stop_token_ids;
   std::vector<std::string> stop;  // stop strings: the text ends before the first match
   bool skip_special_tokens = true;
-  int priority = 0;  // higher runs first when the scheduler uses priorities
+  int priority = 0;  // lower runs first when the scheduler uses priorities (vLLM's)
   Clock::time_point deadline = Clock::time_point::max();
   // Stages of the sampler chain of this request's own (a grammar's mask), after the penalties
   // and the logit bias; each belongs to this request alone. A request with any is not cached.

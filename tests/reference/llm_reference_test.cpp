@@ -17,6 +17,7 @@
 #include "coinfer/generation/llm_kind.hpp"
 #include "coinfer/models/llama.hpp"
 #include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/ops/small_m_gemm.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 
 using namespace coinfer;
@@ -181,12 +182,26 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
   CHECK(std::fabs(q.perplexity / hf_ppl - 1.0) < 0.03);
   CHECK(std::fabs(a.perplexity / hf_ppl - 1.0) < 0.03);
 
+  // A reference's own near-tie: where its top-1 logit leads the runner-up by less than this,
+  // rounding (llama.cpp's 8-bit activations, coinfer's INT8) may pick the other token, and
+  // the sequences part. Before a reference's first near-tie the tokens must be its tokens.
+  constexpr double near_tie = 0.5;
+  const auto before_near_tie = [&](simdjson::dom::element margins) {
+    std::ptrdiff_t k = 0;
+    for (auto m : margins.get_array()) {
+      if (k == 16 || m.get_double().value() < near_tie) break;
+      ++k;
+    }
+    return k;
+  };
   int same = 0, same_accurate = 0, cases = 0, fp32_as_transformers = 0;
   auto hf_greedy = hf["greedy"].get_array().begin();
   for (auto c : ref["greedy"].get_array()) {
     const auto prompt = ints(c["prompt_ids"]);
     REQUIRE(ints((*hf_greedy)["prompt_ids"]) == prompt);
     const auto hf_reference = ints((*hf_greedy)["generated"]);
+    const auto hf_clear = before_near_tie((*hf_greedy)["margins"]);
+    const auto llama_cpp_clear = before_near_tie(c["margins"]);
     ++hf_greedy;
     const auto reference = ints(c["generated"]);
     const auto fp32_tokens = greedy(*fp32, prompt, 16);
@@ -203,7 +218,15 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
     MESSAGE("greedy prompt " << cases << ": INT8 " << std::string(int8_tokens == fp32_tokens ? "=" : "!=")
             << " FP32, INT8 accurate " << std::string(accurate_tokens == fp32_tokens ? "=" : "!=")
             << " FP32; FP32 follows transformers for " << follows(hf_reference)
-            << " of 16, llama.cpp for " << follows(reference));
+            << " of 16, llama.cpp for " << follows(reference) << " (its first near-tie at "
+            << llama_cpp_clear << "); INT8 follows FP32 for " << follows(int8_tokens)
+            << ", INT8 accurate for " << follows(accurate_tokens)
+            << " (transformers' first near-tie at " << hf_clear << ")");
+    // llama.cpp's tokens up to its first near-tie (50 of the 160 tokens on these prompts), and
+    // FP32's (= transformers') up to transformers' first for both INT8 settings.
+    CHECK(follows(reference) >= llama_cpp_clear);
+    CHECK(follows(int8_tokens) >= hf_clear);
+    CHECK(follows(accurate_tokens) >= hf_clear);
   }
   MESSAGE("greedy, first 16 tokens: FP32 equals transformers on " << fp32_as_transformers
           << " of " << cases << " prompts; INT8 equals FP32 on " << same << ", INT8 accurate on "
@@ -211,10 +234,11 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
   CHECK(cases == 10);
   CHECK(fp32_as_transformers == 10);
   // Whole greedy sequences flip on any near-tie, and which ties flip depends on the CPU's INT8
-  // kernels: measured 5 (default) and 8 (accurate) on an AVX2 machine, 4 and 4 on AVX-512
-  // VNNI, where INT8 agrees better teacher-forced (0.965 / 0.963 against 0.950 / 0.957). The
-  // teacher-forced checks above are the accuracy targets; this one bounds how far greedy
-  // decoding drifts from FP32 on any of them.
-  CHECK(same >= 4);
-  CHECK(same_accurate >= 4);
+  // kernels. docs/LLM.md, per instruction set: AVX-512 VNNI 5 (default) and 5 (accurate) of
+  // 10; AVX2 (weights +-63) 6 and 7 on an Intel CPU capped at AVX2, 5 and 8 on an AMD EPYC.
+  // The teacher-forced checks above are the accuracy targets; these bound how far greedy
+  // decoding drifts from FP32.
+  const bool vnni = detect_small_m_isa() == SmallMIsa::avx512_vnni;
+  CHECK(same >= (vnni ? 5 : 5));
+  CHECK(same_accurate >= (vnni ? 5 : 7));
 }

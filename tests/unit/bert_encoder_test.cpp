@@ -20,6 +20,7 @@
 #include "coinfer/ops/attention.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/layer_norm.hpp"
+#include "coinfer/ops/small_m_gemm.hpp"
 #include "test_data.hpp"
 
 using namespace coinfer;
@@ -253,11 +254,16 @@ TEST_CASE("the minilm encoder declares ragged INT32 input_ids and a 384-wide FP3
   CHECK(model->max_length() == 256);
 }
 
-TEST_CASE("int8 embeddings are within cosine 0.99 of sentence-transformers for every case") {
+TEST_CASE("int8 embeddings are within the documented cosine of sentence-transformers for every case") {
   const auto [min, mean] = cosine_to_reference(Precision::int8);
   MESSAGE("int8 cosine to sentence-transformers over the fixture: min "
           << std::setprecision(9) << min << " (1 - min = " << 1 - min << "), mean " << mean);
-  CHECK(min >= 0.99);
+  // docs/MODELS.md, per instruction set: with AVX-512 VNNI the weights span +-127 (min 0.99816,
+  // mean 0.99927), on AVX2 +-63 (min 0.99408, mean 0.99821). Floors just under them: an error
+  // twice the documented one fails.
+  const bool vnni = detect_small_m_isa() == SmallMIsa::avx512_vnni;
+  CHECK(min >= (vnni ? 0.9975 : 0.9935));
+  CHECK(mean >= (vnni ? 0.999 : 0.9978));
 }
 
 TEST_CASE("fp32 embeddings are within cosine 0.9999 of sentence-transformers for every case") {

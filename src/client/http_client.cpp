@@ -41,7 +41,12 @@ class ResponseParser final : public http::basic_parser<false> {
                        beast::error_code& ec) override {
     ec = http::error::bad_version;  // unreachable: this parser reads responses only
   }
-  void on_response_impl(int code, beast::string_view, int, beast::error_code&) override {
+  void on_response_impl(int code, beast::string_view, int, beast::error_code& ec) override {
+    // Three digits, but below 100 no status at all (status 0 means "no response" here).
+    if (code < 100) {
+      ec = http::error::bad_status;
+      return;
+    }
     out_.status = code;
   }
   void on_field_impl(http::field name, beast::string_view, beast::string_view value,

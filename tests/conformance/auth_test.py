@@ -168,7 +168,8 @@ def main():
             asyncio.run(check_websockets(address))
         finally:
             proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=30)
+            code = proc.wait(timeout=30)
+        assert code == 0, f"coinfer-serve exited {code} after SIGTERM"
 
 
 if __name__ == "__main__":

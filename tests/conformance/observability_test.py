@@ -121,7 +121,8 @@ def main():
             check(r.status_code == 200, "text format: an infer request answers 200")
         finally:
             proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=30)
+            code = proc.wait(timeout=30)
+        check(code == 0, f"coinfer-serve exited {code} after SIGTERM")
         with open(log_path) as f:
             lines = f.read().splitlines()
         access = [l for l in lines if "request_id=text-format-1" in l]

@@ -68,7 +68,8 @@ def main():
         metrics = r.text
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        code = proc.wait(timeout=30)
+    check(code == 0, f"coinfer-serve exited {code} after SIGTERM")
 
     code, out = promtool("check", "metrics", stdin=metrics)
     check(code == 0 and out == "", f"promtool check metrics on /metrics: exit {code} {out}")

@@ -201,6 +201,30 @@ TEST_CASE("the client fails a request to a server that never answers after reque
   CHECK(http.idle_connections() == 0);
 }
 
+TEST_CASE("the client refuses a response whose status is below 100 as malformed") {
+  asio::io_context io;
+  tcp::acceptor server(io, {asio::ip::make_address("127.0.0.1"), 0});
+  // Answers the first request with "HTTP/1.1 000 ...", then closes.
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        tcp::socket socket = co_await server.async_accept(asio::use_awaitable);
+        std::string request;
+        co_await asio::async_read_until(socket, asio::dynamic_buffer(request), "\r\n\r\n",
+                                        asio::use_awaitable);
+        const std::string answer = "HTTP/1.1 000 Nothing\r\nContent-Length: 0\r\n\r\n";
+        co_await asio::async_write(socket, asio::buffer(answer), asio::use_awaitable);
+      },
+      asio::detached);
+  HttpClient http(io.get_executor(), "127.0.0.1", server.local_endpoint().port());
+  HttpResult out;
+  const Status status = run_task(io, client::health_live(http, out));
+  CHECK(status.code() == Errc::unavailable);
+  CHECK(out.failure == Failure::protocol);
+  CHECK(out.status == 0);
+  CHECK_MESSAGE(status.message().find("status") != std::string::npos, status.message());
+}
+
 #ifdef COINFER_LOADGEN_PATH
 namespace {
 

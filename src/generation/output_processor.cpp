@@ -108,13 +108,16 @@ void OutputProcessor::append(Sequence& seq, const SampleResult& sample) {
   if (!(r.skip_special_tokens && tokenizer_.is_control(token))) {
     (void)tokenizer_.token_bytes(token, seq.held);
   }
-  // Stop strings: search the held text together with the tail already sent.
+  // Stop strings: search the held text together with the tail already sent, for matches that
+  // end in the held text (one wholly in the sent tail was sent before min_tokens allowed
+  // stopping, and does not stop the generation now, as in vLLM).
   if (may_stop && seq.max_stop > 0) {
     const std::string window = seq.sent_tail + seq.held;
     std::size_t cut = std::string::npos;
     for (const auto& s : r.stop) {
       if (s.empty()) continue;
-      const auto at = window.find(s);
+      const std::size_t sent = seq.sent_tail.size();
+      const auto at = window.find(s, sent >= s.size() ? sent - s.size() + 1 : 0);
       if (at != std::string::npos) cut = std::min(cut, at);
     }
     if (cut != std::string::npos) {

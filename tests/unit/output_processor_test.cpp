@@ -156,6 +156,21 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "output processor: a stop string sent before min_tokens does not stop the generation later") {
+  Outputs o;
+  GenerationRequest r;
+  r.min_tokens = 3;
+  r.stop = {"!"};
+  auto s = o.sequence(r);
+  o.feed(*s, {hello, bang, world});  // "!" before min_tokens: sent, not a stop
+  CHECK_FALSE(s->finished());
+  o.feed(*s, {bang});  // after min_tokens: a stop
+  auto u = o.take(*s);
+  CHECK(u.finish == FinishReason::stop);
+  CHECK(u.text == "Hello! world");
+}
+
 TEST_CASE("output processor: stop_token_ids end with stop and the stop token's text is not sent") {
   Outputs o;
   GenerationRequest r;

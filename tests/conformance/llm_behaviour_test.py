@@ -164,7 +164,8 @@ def long_stream(server, results, name, priority=None, max_tokens=200):
 
 def check_overload_and_priority(server):
     results = {}
-    running = long_stream(server, results, "running", max_tokens=120)
+    # Long enough to still run while the others queue, even on a loaded machine.
+    running = long_stream(server, results, "running", max_tokens=200)
     server.wait_for("coinfer_num_requests_running", 1)
     # Two wait (max_queue_size 2): the earlier with priority 5, the later with -1.
     low = long_stream(server, results, "low", priority=5, max_tokens=4)
@@ -188,7 +189,7 @@ def check_timeouts(server):
             "ignore_eos": True, "temperature": 0, "timeout": 0.3}
     r = server.post("/v1/completions", body)
     check(r.status_code == 504 and "error" in r.json(), f"timeout 0.3 s: {r.status_code} {r.text}")
-    with server.post("/v1/completions", dict(body, stream=True, timeout=1.0), stream=True) as r:
+    with server.post("/v1/completions", dict(body, stream=True, timeout=2.0), stream=True) as r:
         check(r.status_code == 200, f"a stream: {r.status_code}")
         events, done = sse(r)
     check(len(events) >= 2 and "error" in events[-1] and not done,

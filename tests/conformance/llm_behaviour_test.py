@@ -118,10 +118,9 @@ def check_stops(server):
     check((cut, finish, m) == (before, "stop", k + 1),
           f"stop_token_ids [{ids[k]}]: {cut!r} {finish} {m}, expected {before!r} stop {k + 1}")
 
-    # A stop string made of the end of one token and the start of the next.
-    first = server.post("/detokenize", {"model": "smollm2", "tokens": ids[:k]}).json()["prompt"]
-    check(len(first) >= 1 and len(text) > len(first) + 1, f"{first!r} in {text!r}")
-    stop = text[len(first) - 1:len(first) + 1]
+    # A stop string made of the end of token k - 1 and the start of token k.
+    check(len(before) >= 1 and len(text) > len(before) + 1, f"{before!r} in {text!r}")
+    stop = text[len(before) - 1:len(before) + 1]
     cut, finish, _ = answer(server.chat(QUESTION, stop=[stop]))
     check((cut, finish) == (text[:text.find(stop)], "stop"), f"stop {stop!r}: {cut!r} {finish}")
 
@@ -259,18 +258,11 @@ key = "{KEY_A}"
 
 [auth.tenants.b]
 key = "{KEY_B}"
-""")
-        with open(config) as f:
-            text = f.read()
-        for old, new in [('snapshot_file = ""', f'snapshot_file = "{snapshot}"'),
-                         ("snapshot_interval_s = 300", "snapshot_interval_s = 1"),
-                         ("ttl_s = 3600", f"ttl_s = {TTL}"),
-                         ("max_queue_size = 256 ", "max_queue_size = 2\npriority_levels = 2 "),
-                         ("max_num_seqs = 64 ", "max_num_seqs = 1 ")]:
-            check(old in text, f"configs/default.toml has no {old!r}")
-            text = text.replace(old, new, 1)
-        with open(config, "w") as f:
-            f.write(text)
+""", replace=[('snapshot_file = ""', f'snapshot_file = "{snapshot}"'),
+              ("snapshot_interval_s = 300", "snapshot_interval_s = 1"),
+              ("ttl_s = 3600", f"ttl_s = {TTL}"),
+              ("max_queue_size = 256 ", "max_queue_size = 2\npriority_levels = 2 "),
+              ("max_num_seqs = 64 ", "max_num_seqs = 1 ")])
 
         server = Server(binary, config)
         try:

@@ -45,13 +45,20 @@ def smollm2_installed(config):
     return False
 
 
-def config_copy(default_toml, directory, server_keys="", append=""):
+def config_copy(default_toml, directory, server_keys="", append="", replace=()):
     """Writes default_toml into `directory` with its asset paths made absolute, `server_keys`
-    (TOML lines) added to [server] and `append` at the end; returns the new file's path."""
+    (TOML lines) added to [server], each (old, new) of `replace` replaced once (an `old` the
+    file lacks stops the test: the default config changed) and `append` at the end; returns
+    the new file's path."""
     repo = os.path.dirname(os.path.dirname(os.path.abspath(default_toml)))
     with open(default_toml) as f:
         text = f.read().replace('"../assets/', f'"{repo}/assets/')
-    text = text.replace("[server]\n", "[server]\n" + server_keys, 1) + append
+    text = text.replace("[server]\n", "[server]\n" + server_keys, 1)
+    for old, new in replace:
+        if old not in text:
+            raise SystemExit(f"{default_toml} has no {old!r}")
+        text = text.replace(old, new, 1)
+    text += append
     path = os.path.join(directory, "config.toml")
     with open(path, "w") as f:
         f.write(text)

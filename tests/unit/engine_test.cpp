@@ -64,6 +64,9 @@ TEST_CASE(
   Engine engine(std::move(runner), tokenizer, config);
   std::vector<std::shared_ptr<GenerationStream>> streams(6);
   std::vector<std::vector<std::int32_t>> prompts;
+  // The first step waits at the gate until all six are submitted: on a loaded machine the
+  // engine could otherwise finish each request before the next arrives, and never preempt.
+  fake.close_gate();
   for (int i = 0; i < 6; ++i) {
     std::vector<std::int32_t> prompt(8, hello);
     prompt[static_cast<std::size_t>(i)] = world;  // distinct prompts, a shared first block for some
@@ -71,7 +74,9 @@ TEST_CASE(
     REQUIRE(
         engine.submit(greedy(prompt, 12), io.get_executor(), streams[static_cast<std::size_t>(i)])
             .ok());
+    if (i == 0) fake.wait_entered(1);
   }
+  fake.open_gate();
   const auto runs = run_all(io, streams);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     CAPTURE(i);

@@ -114,19 +114,38 @@ void Engine::step() {
   }
   metrics_.prompt_tokens.add(static_cast<std::uint64_t>(scheduler_.complete(plan)));
 
-  // Sample where logits came back, in chunk order; then deliver.
+  // Sample where logits came back, in chunk order; then deliver. A draft's rows are sampled in
+  // order while the sampled token is the drafted one: row j's logits follow draft tokens
+  // 0..j-1, so they stand only if those were confirmed. Each kept token is drawn from its own
+  // position's distribution, as without a draft, so a draft changes no output (a deterministic
+  // draft's speculative sampling: accepted with probability p(draft), else a draw from the
+  // rest of p).
   const auto vocab = static_cast<std::size_t>(runner_->limits().vocab);
   std::size_t row = 0;
   for (std::size_t i = 0; i < plan.chunks.size(); ++i) {
-    if (!plan.chunks[i].logits) continue;
+    const auto rows = static_cast<std::size_t>(plan.chunks[i].logit_rows);
+    if (rows == 0) continue;
     Sequence& s = *plan.sequences[i];
-    row_.assign(logits_.begin() + static_cast<std::ptrdiff_t>(row * vocab),
-                logits_.begin() + static_cast<std::ptrdiff_t>((row + 1) * vocab));
-    ++row;
     processors_.clear();
     for (const auto& p : s.request.logits_processors) processors_.push_back(p.get());
-    output_.append(
-        s, sampler_.sample(row_, s.request.sampling, s.generated_tokens(), s.rng, processors_));
+    const std::size_t drafted = s.draft.size();  // rows - 1 when verifying a draft, else 0
+    std::size_t accepted = 0;
+    for (std::size_t j = 0; j < rows; ++j) {
+      row_.assign(logits_.begin() + static_cast<std::ptrdiff_t>((row + j) * vocab),
+                  logits_.begin() + static_cast<std::ptrdiff_t>((row + j + 1) * vocab));
+      const auto sample =
+          sampler_.sample(row_, s.request.sampling, s.generated_tokens(), s.rng, processors_);
+      output_.append(s, sample);
+      if (j == drafted || s.finished() || sample.token != s.draft[j]) break;
+      ++accepted;
+    }
+    row += rows;
+    if (drafted > 0) {
+      scheduler_.accept_draft(s, static_cast<std::int32_t>(accepted));
+      metrics_.spec_decode_num_drafts.add();
+      metrics_.spec_decode_num_draft_tokens.add(drafted);
+      metrics_.spec_decode_num_accepted_tokens.add(accepted);
+    }
   }
   // Finished sequences leave (blocks freed, metrics current) before anyone hears of it.
   auto retired = scheduler_.retire_finished();

@@ -154,6 +154,15 @@ void render_prometheus(std::span<const NamedGenerationMetrics> models, std::stri
   render_value(out, models, "coinfer_prefix_cache_hits_total", "counter",
                "Prompt tokens found in the prefix cache.",
                [](const M& m) { return m.prefix_cache_hits.value(); });
+  render_value(out, models, "coinfer_spec_decode_num_drafts_total", "counter",
+               "Decode steps that verified a prompt-lookup draft.",
+               [](const M& m) { return m.spec_decode_num_drafts.value(); });
+  render_value(out, models, "coinfer_spec_decode_num_draft_tokens_total", "counter",
+               "Draft tokens proposed.",
+               [](const M& m) { return m.spec_decode_num_draft_tokens.value(); });
+  render_value(out, models, "coinfer_spec_decode_num_accepted_tokens_total", "counter",
+               "Draft tokens confirmed by sampling.",
+               [](const M& m) { return m.spec_decode_num_accepted_tokens.value(); });
   render_value(out, models, "coinfer_generation_success_total", "counter",
                "Generations finished by a stop condition or the length limit.",
                [](const M& m) { return m.request_success.value(); });

@@ -32,7 +32,7 @@ Status LlamaCpuRunner::execute(std::span<const ScheduledChunk> chunks, std::vect
     step.token_count = static_cast<int>(c.tokens.size());
     step.position = c.position;
     step.block_table = c.block_table;
-    step.logits = c.logits ? LlamaSequenceStep::Logits::last : LlamaSequenceStep::Logits::none;
+    step.logit_rows = c.logit_rows;
     tokens_.insert(tokens_.end(), c.tokens.begin(), c.tokens.end());
     steps_.push_back(step);
   }

@@ -46,6 +46,11 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   std::int64_t kv_cache_mib = 512, block_size = 16, max_num_seqs = 64, max_step_tokens = 256,
                max_model_len = 8192;
   bool chunked_prefill = true, prefix_caching = true, static_batching = false, optional = false;
+  const SpeculativeConfig spec_defaults;
+  std::int64_t num_speculative_tokens = spec_defaults.num_tokens,
+               prompt_lookup_min = spec_defaults.lookup_min,
+               prompt_lookup_max = spec_defaults.lookup_max,
+               speculative_max_running = spec_defaults.max_running;
   LlamaOptions defaults;
   double outlier_ratio = defaults.outlier_ratio;
   std::int64_t max_outlier_channels = defaults.max_outlier_channels;
@@ -61,7 +66,15 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   options.boolean("prefix_caching", prefix_caching);
   options.boolean("static_batching", static_batching);
   options.boolean("optional", optional);
+  options.integer("num_speculative_tokens", num_speculative_tokens, 0, 16);
+  options.integer("prompt_lookup_min", prompt_lookup_min, 1, 64);
+  options.integer("prompt_lookup_max", prompt_lookup_max, 1, 64);
+  options.integer("speculative_max_running", speculative_max_running, 1, 4096);
   if (auto s = options.finish(); !s.ok()) return s;
+  if (prompt_lookup_min > prompt_lookup_max) {
+    return Status::invalid(where + ".prompt_lookup_min: must not exceed prompt_lookup_max (" +
+                           std::to_string(prompt_lookup_max) + ")");
+  }
   if (precision != "int8" && precision != "fp32") {
     return Status::invalid(where + ".precision: expected \"int8\" or \"fp32\", got \"" + precision +
                            "\"");
@@ -135,6 +148,10 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   engine.scheduler.chunked_prefill = chunked_prefill;
   engine.scheduler.priority_scheduling = config.priority_levels > 1;
   engine.scheduler.static_batching = static_batching;
+  engine.scheduler.speculative = {static_cast<std::int32_t>(num_speculative_tokens),
+                                  static_cast<std::int32_t>(prompt_lookup_min),
+                                  static_cast<std::int32_t>(prompt_lookup_max),
+                                  static_cast<std::int32_t>(speculative_max_running)};
   engine.max_waiting =
       static_cast<std::int32_t>(std::min<std::size_t>(config.max_queue_size, 1 << 20));
   engine.prefix_caching = prefix_caching;

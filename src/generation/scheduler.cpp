@@ -24,6 +24,35 @@ std::unique_ptr<Sequence> make_sequence(GenerationRequest request,
   return seq;
 }
 
+namespace {
+// A running sequence whose next step feeds one token: its last, sampled one.
+bool is_decode(const Sequence& s) noexcept {
+  return static_cast<std::int32_t>(s.tokens.size()) - s.computed == 1 && s.computed >= s.prompt_len;
+}
+}  // namespace
+
+void propose_lookup_draft(std::span<const std::int32_t> tokens, const SpeculativeConfig& config,
+                          std::int32_t count, std::vector<std::int32_t>& out) {
+  out.clear();
+  const auto len = static_cast<std::ptrdiff_t>(tokens.size());
+  if (count <= 0) return;
+  for (std::ptrdiff_t n = std::min<std::ptrdiff_t>(config.lookup_max, len - 1);
+       n >= std::max(1, config.lookup_min); --n) {
+    const auto suffix = tokens.subspan(static_cast<std::size_t>(len - n));
+    // The latest earlier occurrence: recent text is the likeliest to be repeated.
+    for (std::ptrdiff_t at = len - n - 1; at >= 0; --at) {
+      if (!std::equal(suffix.begin(), suffix.end(), tokens.begin() + at)) continue;
+      // What followed it; past the end of the text, what the draft itself says (a text that
+      // repeats with a period continues to).
+      for (std::ptrdiff_t i = at + n; i < at + n + count; ++i) {
+        out.push_back(i < len ? tokens[static_cast<std::size_t>(i)]
+                              : out[static_cast<std::size_t>(i - len)]);
+      }
+      return;
+    }
+  }
+}
+
 Scheduler::Scheduler(SchedulerConfig config, BlockManager& blocks)
     : config_(config), blocks_(blocks) {}
 
@@ -100,6 +129,7 @@ void Scheduler::preempt(std::size_t running_index) {
   victim->allocated = false;
   victim->computed = 0;
   victim->slots = 0;
+  victim->draft.clear();
   enqueue(std::move(victim), true);
 }
 
@@ -129,6 +159,33 @@ void Scheduler::reserve_slots(StepPlan& plan) {
     }
     if (s != nullptr) s->slots += missing;
   }
+  // Drafts, with the blocks left over: a draft never preempts anyone.
+  std::int32_t decoding = 0;
+  for (const auto& s : running_) decoding += is_decode(*s) ? 1 : 0;
+  for (const auto& s : running_) {
+    s->draft.clear();
+    if (!is_decode(*s)) continue;
+    propose_draft(*s, decoding);
+    const auto missing = static_cast<std::int32_t>(s->tokens.size() + s->draft.size()) - s->slots;
+    if (missing <= 0) continue;
+    if (blocks_.append_slots(s->id, missing, plan.block_copies)) {
+      s->slots += missing;
+    } else {
+      s->draft.clear();
+    }
+  }
+}
+
+void Scheduler::propose_draft(Sequence& s, std::int32_t decoding) const {
+  const auto& r = s.request;
+  const auto& spec = config_.speculative;
+  const std::int32_t wanted = r.num_speculative_tokens >= 0 ? r.num_speculative_tokens : spec.num_tokens;
+  if (wanted <= 0 || decoding > spec.max_running) return;
+  // A step that confirms a whole draft of d tokens adds d + 1: no more than the request's
+  // max_tokens and the model's length allow.
+  const auto len = static_cast<std::int32_t>(s.tokens.size());
+  const std::int32_t room = std::min(r.max_tokens - s.generated(), config_.max_model_len - len) - 1;
+  propose_lookup_draft(s.tokens, spec, std::min(wanted, room), s.draft);
 }
 
 void Scheduler::admit(StepPlan& plan) {
@@ -177,17 +234,28 @@ void Scheduler::plan_chunks(StepPlan& plan) {
         static_cast<std::size_t>(s.computed), static_cast<std::size_t>(count));
     chunk.position = s.computed;
     chunk.block_table = blocks_.table(s.id);
-    chunk.logits = s.computed + count == static_cast<std::int32_t>(s.tokens.size());
+    chunk.logit_rows = s.computed + count == static_cast<std::int32_t>(s.tokens.size()) ? 1 : 0;
     plan.chunks.push_back(chunk);
     plan.sequences.push_back(&s);
     budget -= count;
   };
-  auto is_decode = [](const Sequence& s) {
-    return static_cast<std::int32_t>(s.tokens.size()) - s.computed == 1 &&
-           s.computed >= s.prompt_len;
-  };
   for (auto& s : running_) {
-    if (budget > 0 && is_decode(*s)) add(*s, 1);
+    if (budget <= 0 || !is_decode(*s)) continue;
+    if (s->draft.size() >= static_cast<std::size_t>(budget)) s->draft.resize(static_cast<std::size_t>(budget - 1));
+    if (s->draft.empty()) {
+      add(*s, 1);
+      continue;
+    }
+    s->feed.assign(1, s->tokens.back());
+    s->feed.insert(s->feed.end(), s->draft.begin(), s->draft.end());
+    ScheduledChunk chunk;
+    chunk.tokens = s->feed;
+    chunk.position = s->computed;
+    chunk.block_table = blocks_.table(s->id);
+    chunk.logit_rows = static_cast<std::int32_t>(s->feed.size());
+    plan.chunks.push_back(chunk);
+    plan.sequences.push_back(s.get());
+    budget -= chunk.logit_rows;
   }
   for (auto& s : running_) {
     if (budget <= 0) break;
@@ -215,13 +283,21 @@ std::int64_t Scheduler::complete(const StepPlan& plan) {
   std::int64_t prompt_tokens = 0;
   for (std::size_t i = 0; i < plan.chunks.size(); ++i) {
     Sequence& s = *plan.sequences[i];
-    const auto count = static_cast<std::int32_t>(plan.chunks[i].tokens.size());
+    // A draft's tokens have KV only once accept_draft() confirms them; the last token's is
+    // valid now.
+    const auto count =
+        s.draft.empty() ? static_cast<std::int32_t>(plan.chunks[i].tokens.size()) : 1;
     if (s.computed < s.prompt_len) prompt_tokens += std::min(count, s.prompt_len - s.computed);
     s.computed += count;
     blocks_.mark_computed(
         s.id, std::span<const std::int32_t>(s.tokens).first(static_cast<std::size_t>(s.computed)));
   }
   return prompt_tokens;
+}
+
+void Scheduler::accept_draft(Sequence& s, std::int32_t accepted) {
+  s.computed += accepted;
+  s.draft.clear();
 }
 
 std::vector<std::unique_ptr<Sequence>> Scheduler::retire_finished() {

@@ -428,7 +428,7 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
     std::vector<float> logits;
     for (int at = 0; at < tokens; at += rows) {
       const int n = std::min(rows, tokens - at);
-      const LlamaSequenceStep step{0, n, at, table, LlamaSequenceStep::Logits::all};
+      const LlamaSequenceStep step{0, n, at, table, n};
       const Status s = forward(std::span(options.calibration_tokens).subspan(at, n), {&step, 1}, logits);
       if (!s.ok()) {
         calibration_ = nullptr;
@@ -500,9 +500,11 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
       }
       w.token_seq[t] = static_cast<int>(s);
     }
-    logit_rows += st.logits == LlamaSequenceStep::Logits::all    ? st.token_count
-                  : st.logits == LlamaSequenceStep::Logits::last ? 1
-                                                                 : 0;
+    if (st.logit_rows < 0 || st.logit_rows > st.token_count) {
+      return Status::invalid(name + ": logits for " + std::to_string(st.logit_rows) + " of " +
+                             std::to_string(st.token_count) + " tokens");
+    }
+    logit_rows += st.logit_rows;
   }
 
   const int h = c.hidden;
@@ -639,14 +641,8 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
   // The final norm on the rows whose logits were asked for, then the output head.
   int row = 0;
   for (const auto& st : steps) {
-    int first = st.token_begin, count = 0;
-    if (st.logits == LlamaSequenceStep::Logits::all) {
-      count = st.token_count;
-    } else if (st.logits == LlamaSequenceStep::Logits::last) {
-      first = st.token_begin + st.token_count - 1;
-      count = 1;
-    }
-    for (int t = first; t < first + count; ++t, ++row) {
+    const int first = st.token_begin + st.token_count - st.logit_rows;
+    for (int t = first; t < st.token_begin + st.token_count; ++t, ++row) {
       rms_norm(&w.x[static_cast<std::size_t>(t) * h], w.output_norm.data(), c.rms_eps, h,
                &w.hidden_rows[static_cast<std::size_t>(row) * h]);
     }

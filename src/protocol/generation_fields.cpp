@@ -279,6 +279,7 @@ Status read_field(std::string_view key, ondemand::value& value, GenerationCall& 
   if (key == "ignore_eos") return read_bool(value, key, g.ignore_eos);
   if (key == "skip_special_tokens") return read_bool(value, key, g.skip_special_tokens);
   if (key == "priority") return read_number(value, key, g.priority, -1000000, 1000000);
+  if (key == "num_speculative_tokens") return read_number(value, key, g.num_speculative_tokens, 0, 16);
   if (key == "timeout") return read_number(value, key, out.timeout_s, 0.001, 86400);
   if (key == "response_format") return read_response_format(value, out.constraint);
   if (key == "structured_outputs") return read_structured_outputs(value, out.constraint);

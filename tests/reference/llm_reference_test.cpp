@@ -93,7 +93,7 @@ Teacher teacher_forced(LlamaModel& m, const std::vector<std::int32_t>& tokens,
   std::vector<float> logits;
   for (std::size_t at = 0; at + 1 < tokens.size(); at += 256) {
     const int n = static_cast<int>(std::min<std::size_t>(256, tokens.size() - 1 - at));
-    LlamaSequenceStep st{0, n, static_cast<int>(at), table, LlamaSequenceStep::Logits::all};
+    LlamaSequenceStep st{0, n, static_cast<int>(at), table, n};
     const Status s = m.forward(std::span(tokens).subspan(at, n), {&st, 1}, logits);
     REQUIRE_MESSAGE(s.ok(), s.message());
     for (int i = 0; i < n; ++i) {
@@ -117,7 +117,7 @@ std::vector<std::int32_t> greedy(LlamaModel& m, const std::vector<std::int32_t>&
   std::iota(table.begin(), table.end(), 0);
   std::vector<float> logits;
   const int vocab = m.config().vocab;
-  LlamaSequenceStep st{0, static_cast<int>(prompt.size()), 0, table, LlamaSequenceStep::Logits::last};
+  LlamaSequenceStep st{0, static_cast<int>(prompt.size()), 0, table, 1};
   REQUIRE(m.forward(prompt, {&st, 1}, logits).ok());
   std::vector<std::int32_t> out;
   int position = static_cast<int>(prompt.size());
@@ -125,7 +125,7 @@ std::vector<std::int32_t> greedy(LlamaModel& m, const std::vector<std::int32_t>&
     const auto best = static_cast<std::int32_t>(std::max_element(logits.begin(), logits.begin() + vocab) - logits.begin());
     out.push_back(best);
     const std::int32_t one[1] = {best};
-    LlamaSequenceStep d{0, 1, position++, table, LlamaSequenceStep::Logits::last};
+    LlamaSequenceStep d{0, 1, position++, table, 1};
     REQUIRE(m.forward(one, {&d, 1}, logits).ok());
   }
   return out;

@@ -152,3 +152,107 @@ TEST_CASE("engine: a cancelled stream ends its sequence and frees its blocks") {
   CHECK(engine.metrics().request_failure.value() == 1);
   CHECK(engine.metrics().kv_cache_usage.load() == 0.0);
 }
+
+namespace {
+struct SpeculationRun {
+  std::vector<Run> runs;
+  std::uint64_t drafts = 0, drafted = 0, accepted = 0;
+  int steps = 0;
+  bool kv_missing = false;
+};
+
+// Six requests with prompts that repeat themselves, run to the end with `speculative_tokens`
+// drafted per step (0: off) on a KV cache of `kv_blocks` blocks of 4.
+SpeculationRun run_speculating(std::int32_t speculative_tokens, float temperature,
+                               std::int32_t kv_blocks, std::int32_t max_running = 8) {
+  asio::io_context io;
+  auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
+  auto runner = std::make_unique<FakeRunner>(toy_vocab_size, kv_blocks, 4, toy_script, 64);
+  FakeRunner& fake = *runner;
+  EngineConfig config;
+  config.scheduler.speculative.num_tokens = speculative_tokens;
+  config.scheduler.speculative.max_running = max_running;
+  SpeculationRun out;
+  {
+    Engine engine(std::move(runner), tokenizer, config);
+    std::vector<std::shared_ptr<GenerationStream>> streams(6);
+    fake.close_gate();
+    for (int i = 0; i < 6; ++i) {
+      std::vector<std::int32_t> prompt{hello, world, bang, op, hello, world, bang, space_st};
+      prompt[static_cast<std::size_t>(i)] = end_word;
+      auto request = greedy(prompt, 29 + i);
+      request.sampling.temperature = temperature;
+      request.ignore_eos = true;  // sampled, the end-of-sequence token comes up too
+      request.sampling.seed = 100 + static_cast<std::uint64_t>(i);
+      REQUIRE(engine.submit(std::move(request), io.get_executor(), streams[static_cast<std::size_t>(i)]).ok());
+      if (i == 0) fake.wait_entered(1);
+    }
+    fake.open_gate();
+    out.runs = run_all(io, streams);
+    const auto& m = engine.metrics();
+    out.drafts = m.spec_decode_num_drafts.value();
+    out.drafted = m.spec_decode_num_draft_tokens.value();
+    out.accepted = m.spec_decode_num_accepted_tokens.value();
+    out.steps = fake.steps.load();
+    out.kv_missing = fake.kv_missing.load();
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("engine: prompt-lookup drafts change no token, greedy or sampled, and save steps") {
+  for (const float temperature : {0.0f, 2.0f}) {
+    CAPTURE(temperature);
+    const auto plain = run_speculating(0, temperature, 128);
+    const auto spec = run_speculating(4, temperature, 128);
+    CHECK(plain.drafts == 0);
+    CHECK(spec.drafts > 0);
+    CHECK(spec.accepted > 0);
+    CHECK_FALSE(spec.kv_missing);
+    for (std::size_t i = 0; i < spec.runs.size(); ++i) {
+      CAPTURE(i);
+      CHECK(spec.runs[i].tokens == plain.runs[i].tokens);
+      CHECK(spec.runs[i].last.finish == FinishReason::length);
+      CHECK(spec.runs[i].last.completion_tokens == 29 + static_cast<std::int32_t>(i));
+    }
+    if (temperature == 0.0f) {
+      // The toy model's greedy output is periodic: its drafts are right, and steps fewer.
+      CHECK(spec.accepted * 2 > spec.drafted);
+      CHECK(spec.steps * 2 < plain.steps);
+    } else {
+      CHECK(spec.accepted < spec.drafted);  // sampling rejects some
+    }
+  }
+}
+
+TEST_CASE("engine: drafts survive preemption and a KV cache too small for them") {
+  // 14 blocks of 4 for six sequences of up to 42 tokens: they preempt each other, and drafts
+  // must give way; the tokens are those of the run without drafts.
+  const auto plain = run_speculating(0, 2.0f, 14);
+  const auto spec = run_speculating(4, 2.0f, 14);
+  CHECK_FALSE(spec.kv_missing);
+  CHECK(spec.drafts > 0);
+  for (std::size_t i = 0; i < spec.runs.size(); ++i) {
+    CAPTURE(i);
+    CHECK(spec.runs[i].tokens == plain.runs[i].tokens);
+  }
+}
+
+TEST_CASE("engine: a request's num_speculative_tokens overrides the model's default") {
+  asio::io_context io;
+  auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
+  EngineConfig config;
+  config.scheduler.speculative.num_tokens = 0;
+  Engine engine(std::make_unique<FakeRunner>(toy_vocab_size, 64, 4, toy_script), tokenizer, config);
+  std::vector<std::shared_ptr<GenerationStream>> streams(2);
+  auto on = greedy({hello, world, bang, hello, world}, 24);
+  on.num_speculative_tokens = 3;
+  REQUIRE(engine.submit(std::move(on), io.get_executor(), streams[0]).ok());
+  run_all(io, {streams[0]});
+  const auto drafted = engine.metrics().spec_decode_num_draft_tokens.value();
+  CHECK(drafted > 0);
+  CHECK(engine.metrics().spec_decode_num_drafts.value() * 3 >= drafted);
+  REQUIRE(engine.submit(greedy({hello, world, bang, hello, world}, 24), io.get_executor(), streams[1]).ok());
+  run_all(io, {streams[1]});
+  CHECK(engine.metrics().spec_decode_num_draft_tokens.value() == drafted);
+}

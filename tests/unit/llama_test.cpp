@@ -94,7 +94,7 @@ std::vector<float> last_logits(LlamaModel& m, const std::vector<std::int32_t>& i
     st.token_count = n;
     st.position = at;
     st.block_table = table;
-    st.logits = LlamaSequenceStep::Logits::last;
+    st.logit_rows = 1;
     REQUIRE(m.forward(std::span(ids).subspan(at, n), {&st, 1}, logits).ok());
   }
   return logits;
@@ -160,9 +160,9 @@ TEST_CASE("a sequence's logits do not depend on the others in its step (INT8: bi
   tokens.insert(tokens.end(), a.begin(), a.end());
   tokens.insert(tokens.end(), c.begin(), c.end());
   LlamaSequenceStep steps[3];
-  steps[0] = {0, 14, 0, tb, LlamaSequenceStep::Logits::all};
-  steps[1] = {14, 9, 0, ta, LlamaSequenceStep::Logits::last};
-  steps[2] = {23, 3, 0, tc, LlamaSequenceStep::Logits::none};
+  steps[0] = {0, 14, 0, tb, 14};
+  steps[1] = {14, 9, 0, ta, 1};
+  steps[2] = {23, 3, 0, tc, 0};
   std::vector<float> logits;
   REQUIRE(m->forward(tokens, steps, logits).ok());
   REQUIRE(logits.size() == (14 + 1) * 96u);
@@ -184,7 +184,7 @@ TEST_CASE("a copied KV block continues the sequence it came from") {
   (void)last_logits(*m, std::vector<std::int32_t>(ids.begin(), ids.end() - 1), 64, {0, 1});
   m->copy_block(1, 9);
   const std::vector<std::int32_t> table{0, 9};
-  LlamaSequenceStep st{0, 1, 5, table, LlamaSequenceStep::Logits::last};
+  LlamaSequenceStep st{0, 1, 5, table, 1};
   std::vector<float> logits;
   REQUIRE(m->forward(std::span(ids).subspan(5, 1), {&st, 1}, logits).ok());
   CHECK(max_diff(reference, logits) == 0.0f);
@@ -195,7 +195,7 @@ TEST_CASE("llama steps with bad ids, positions or tables are refused before touc
   const std::vector<std::int32_t> table{0, 1};
   std::vector<float> logits;
   std::vector<std::int32_t> ids{1, 2, 96};
-  LlamaSequenceStep st{0, 3, 0, table, LlamaSequenceStep::Logits::last};
+  LlamaSequenceStep st{0, 3, 0, table, 1};
   Status s = m->forward(ids, {&st, 1}, logits);
   CHECK(s.message().find("token id 96 is outside the vocabulary of 96") != std::string::npos);
   ids[2] = 3;
@@ -206,11 +206,13 @@ TEST_CASE("llama steps with bad ids, positions or tables are refused before touc
   s = m->forward(ids, {&st, 1}, logits);
   CHECK(s.message().find("block table too short") != std::string::npos);
   const std::vector<std::int32_t> bad{99};
-  st = {0, 3, 0, bad, LlamaSequenceStep::Logits::last};
+  st = {0, 3, 0, bad, 1};
   s = m->forward(ids, {&st, 1}, logits);
   CHECK(s.message().find("block 99 is out of range") != std::string::npos);
+  st = {0, 3, 0, table, 4};
+  CHECK(m->forward(ids, {&st, 1}, logits).message() == "sequence 0: logits for 4 of 3 tokens");
   std::vector<std::int32_t> many(65, 1);
-  st = {0, 65, 0, table, LlamaSequenceStep::Logits::last};
+  st = {0, 65, 0, table, 1};
   CHECK(m->forward(many, {&st, 1}, logits).message().find("a step of 65 tokens") !=
         std::string::npos);
 }
@@ -315,7 +317,7 @@ TEST_CASE(
     return worst;
   };
   std::vector<float> logits;
-  LlamaSequenceStep all{0, 16, 0, table, LlamaSequenceStep::Logits::all};
+  LlamaSequenceStep all{0, 16, 0, table, 16};
   REQUIRE(m->forward(ref.tokens, {&all, 1}, logits).ok());
   // Logits of magnitude ~4. FP32 GEMMs, but K and V pass through the FP16 KV cache (11-bit
   // mantissas): 0.0030 worst measured on this machine; 0.01 bounds that with room for other
@@ -333,11 +335,17 @@ TEST_CASE(
     CHECK(ours == theirs);
   }
   auto fresh = load_qwen2(LlamaPrecision::fp32);
-  LlamaSequenceStep prefill{0, 10, 0, table, LlamaSequenceStep::Logits::all};
+  LlamaSequenceStep prefill{0, 10, 0, table, 10};
   REQUIRE(fresh->forward(std::span(ref.tokens).first(10), {&prefill, 1}, logits).ok());
   CHECK(compare(logits, 0, 10) < kBound);
-  for (int pos = 10; pos < 16; ++pos) {
-    LlamaSequenceStep decode{0, 1, pos, table, LlamaSequenceStep::Logits::last};
+  // Positions 10..12 in one chunk with logits for each, as a decode that verifies a draft of
+  // two tokens; then single-token decodes.
+  LlamaSequenceStep verify{0, 3, 10, table, 3};
+  REQUIRE(fresh->forward(std::span(ref.tokens).subspan(10, 3), {&verify, 1}, logits).ok());
+  REQUIRE(logits.size() == 3u * static_cast<std::size_t>(vocab));
+  CHECK(compare(logits, 10, 3) < kBound);
+  for (int pos = 13; pos < 16; ++pos) {
+    LlamaSequenceStep decode{0, 1, pos, table, 1};
     REQUIRE(fresh->forward(std::span(ref.tokens).subspan(pos, 1), {&decode, 1}, logits).ok());
     CAPTURE(pos);
     CHECK(compare(logits, static_cast<std::size_t>(pos), 1) < kBound);

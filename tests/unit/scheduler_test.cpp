@@ -85,12 +85,12 @@ struct Harness {
       CHECK(c.position == s.computed);
       const auto last = c.position + count - 1;
       CHECK(static_cast<std::int32_t>(c.block_table.size()) > last / blocks.block_size());
-      out.chunks.push_back({s.id, count, c.position, c.logits});
+      out.chunks.push_back({s.id, count, c.position, c.logit_rows > 0});
     }
     REQUIRE(plan.num_tokens() <= scheduler.config().max_step_tokens);
     scheduler.complete(plan);
     for (std::size_t i = 0; i < plan.chunks.size(); ++i) {
-      if (!plan.chunks[i].logits) continue;
+      if (plan.chunks[i].logit_rows == 0) continue;
       Sequence& s = *plan.sequences[i];
       s.tokens.push_back(1000 + s.generated());
       if (s.generated() >= s.request.max_tokens) s.finish = FinishReason::length;
@@ -390,4 +390,114 @@ TEST_CASE("scheduler: drain hands back every sequence with its blocks freed") {
   CHECK(h.blocks.usage() == 0.0);
   CHECK(h.scheduler.num_running() + h.scheduler.num_waiting() == 0);
   CHECK(std::none_of(all.begin(), all.end(), [](const auto& s) { return s->allocated; }));
+}
+
+TEST_CASE("scheduler: a prompt-lookup draft follows the latest earlier occurrence of the longest suffix") {
+  SpeculativeConfig spec;
+  spec.lookup_min = 2;
+  spec.lookup_max = 3;
+  std::vector<std::int32_t> draft;
+  // The suffix 7 8 9 occurs at 0 and at 5: the later one's continuation (4 4) wins.
+  propose_lookup_draft(std::vector<std::int32_t>{7, 8, 9, 1, 2, 7, 8, 9, 4, 4, 7, 8, 9}, spec, 5,
+                       draft);
+  CHECK(draft == std::vector<std::int32_t>{4, 4, 7, 8, 9});
+  // Only its last two tokens recur (8 9): the 2-gram's continuation, cut at `count`.
+  propose_lookup_draft(std::vector<std::int32_t>{8, 9, 1, 2, 3, 6, 8, 9}, spec, 2, draft);
+  CHECK(draft == std::vector<std::int32_t>{1, 2});
+  // A continuation that runs into the end of the text goes on with the period it found.
+  propose_lookup_draft(std::vector<std::int32_t>{5, 5, 5}, spec, 4, draft);
+  CHECK(draft == std::vector<std::int32_t>{5, 5, 5, 5});
+  propose_lookup_draft(std::vector<std::int32_t>{1, 6, 2, 3, 6, 2, 3}, spec, 5, draft);
+  CHECK(draft == std::vector<std::int32_t>{6, 2, 3, 6, 2});
+  // Nothing recurs, or only a 1-gram (below lookup_min), or no room: no draft.
+  propose_lookup_draft(std::vector<std::int32_t>{1, 2, 3, 4}, spec, 4, draft);
+  CHECK(draft.empty());
+  propose_lookup_draft(std::vector<std::int32_t>{4, 1, 2, 4}, spec, 4, draft);
+  CHECK(draft.empty());
+  propose_lookup_draft(std::vector<std::int32_t>{7, 8, 9, 7, 8, 9}, spec, 0, draft);
+  CHECK(draft.empty());
+  spec.lookup_min = 1;
+  propose_lookup_draft(std::vector<std::int32_t>{4, 1, 2, 4}, spec, 4, draft);
+  CHECK(draft == std::vector<std::int32_t>{1, 2, 4, 1});
+}
+
+TEST_CASE("scheduler: a decode with a draft feeds its last token and the draft, and keeps what is accepted") {
+  auto config = config_with(64);
+  config.speculative.num_tokens = 3;
+  Harness h(config, 64, 4);
+  // The prompt 1 2 3 1 2: its suffix "1 2" occurred at 0, followed by 3 1 2.
+  GenerationRequest r;
+  r.prompt = {1, 2, 3, 1, 2};
+  r.max_tokens = 10;
+  auto seq = make_sequence(std::move(r), nullptr);
+  Sequence* s = seq.get();
+  h.scheduler.add(std::move(seq));
+  StepPlan plan = h.scheduler.schedule(Clock::now());  // the prefill
+  REQUIRE(plan.chunks.size() == 1);
+  h.scheduler.complete(plan);
+  s->tokens.push_back(3);  // sampled: 1 2 3 1 2 3
+  plan = h.scheduler.schedule(Clock::now());
+  REQUIRE(plan.chunks.size() == 1);
+  CHECK(s->draft == std::vector<std::int32_t>{1, 2, 3});
+  const auto& c = plan.chunks[0];
+  CHECK(std::vector<std::int32_t>(c.tokens.begin(), c.tokens.end()) ==
+        std::vector<std::int32_t>{3, 1, 2, 3});
+  CHECK(c.position == 5);
+  CHECK(c.logit_rows == 4);
+  CHECK(static_cast<std::int32_t>(c.block_table.size()) * 4 >= 9);
+  h.scheduler.complete(plan);
+  CHECK(s->computed == 6);  // the last token's KV; the draft's waits for the verdict
+  // Sampling confirmed 1, then chose 7 instead of 2.
+  s->tokens.push_back(1);
+  s->tokens.push_back(7);
+  h.scheduler.accept_draft(*s, 1);
+  CHECK(s->computed == 7);
+  CHECK(s->draft.empty());
+  plan = h.scheduler.schedule(Clock::now());
+  REQUIRE(plan.chunks.size() == 1);
+  CHECK(plan.chunks[0].position == 7);
+  CHECK(plan.chunks[0].tokens[0] == 7);
+  CHECK(s->draft.empty());  // 7 never occurred before
+  CHECK(h.blocks.audit().empty());
+}
+
+TEST_CASE("scheduler: drafts take only free blocks, and stop beyond speculative.max_running decodes") {
+  auto config = config_with(64);
+  config.speculative.num_tokens = 4;
+  config.speculative.max_running = 1;
+  Harness h(config, 64, 4);
+  for (int i = 0; i < 2; ++i) {
+    GenerationRequest r;
+    r.prompt = {1, 2, 3, 1, 2};
+    r.max_tokens = 10;
+    h.scheduler.add(make_sequence(std::move(r), nullptr));
+  }
+  StepPlan plan = h.scheduler.schedule(Clock::now());
+  REQUIRE(plan.chunks.size() == 2);
+  h.scheduler.complete(plan);
+  for (auto* s : plan.sequences) s->tokens.push_back(3);
+  plan = h.scheduler.schedule(Clock::now());
+  REQUIRE(plan.chunks.size() == 2);
+  for (const auto& c : plan.chunks) CHECK(c.logit_rows == 1);  // two decode: none drafts
+  h.scheduler.complete(plan);
+
+  // One block left after a sequence of 5 tokens (2 blocks of 4): its draft of 4 would need a
+  // third, so it decodes without one rather than preempt anybody.
+  auto tight = config_with(64);
+  tight.speculative.num_tokens = 4;
+  Harness t(tight, 2, 4);
+  GenerationRequest r;
+  r.prompt = {1, 2, 3, 1, 2};
+  r.max_tokens = 10;
+  auto seq = make_sequence(std::move(r), nullptr);
+  Sequence* s = seq.get();
+  t.scheduler.add(std::move(seq));
+  plan = t.scheduler.schedule(Clock::now());
+  t.scheduler.complete(plan);
+  s->tokens.push_back(3);
+  plan = t.scheduler.schedule(Clock::now());
+  REQUIRE(plan.chunks.size() == 1);
+  CHECK(plan.chunks[0].logit_rows == 1);
+  CHECK(plan.preemptions == 0);
+  CHECK(s->draft.empty());
 }

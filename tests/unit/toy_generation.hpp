@@ -98,24 +98,24 @@ class FakeRunner final : public generation::ModelRunner {
     ++steps;
     const auto vocab = static_cast<std::size_t>(limits_.vocab);
     std::size_t rows = 0;
-    for (const auto& c : chunks) rows += c.logits ? 1 : 0;
+    for (const auto& c : chunks) rows += static_cast<std::size_t>(c.logit_rows);
     logits.assign(rows * vocab, 0.0f);
     std::size_t row = 0;
     for (const auto& c : chunks) {
       if (c.tokens.size() > 1 || c.position == 0) ++prefill_chunks;
       for (std::size_t i = 0; i < c.tokens.size(); ++i)
         slot(c, c.position + static_cast<std::int32_t>(i)) = c.tokens[i];
-      if (!c.logits) continue;
-      std::int64_t sum = 0;
-      const auto last = c.position + static_cast<std::int32_t>(c.tokens.size()) - 1;
-      for (std::int32_t p = 0; p <= last; ++p) {
-        const auto token = slot(c, p);
-        if (token < 0) kv_missing = true;  // a position the cache should hold was never written
-        sum += token;
+      const auto end = c.position + static_cast<std::int32_t>(c.tokens.size());
+      for (auto last = end - c.logit_rows; last < end; ++last, ++row) {
+        std::int64_t sum = 0;
+        for (std::int32_t p = 0; p <= last; ++p) {
+          const auto token = slot(c, p);
+          if (token < 0) kv_missing = true;  // a position the cache should hold was never written
+          sum += token;
+        }
+        const auto next = script_[static_cast<std::size_t>(sum) % script_.size()];
+        logits[row * vocab + static_cast<std::size_t>(next)] = 10.0f;
       }
-      const auto next = script_[static_cast<std::size_t>(sum) % script_.size()];
-      logits[row * vocab + static_cast<std::size_t>(next)] = 10.0f;
-      ++row;
     }
     return {};
   }

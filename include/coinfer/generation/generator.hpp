@@ -34,6 +34,9 @@ struct GenerationRequest {
   std::vector<std::string> stop;  // stop strings: the text ends before the first match
   bool skip_special_tokens = true;
   int priority = 0;  // lower runs first when the scheduler uses priorities (vLLM's)
+  // Prompt-lookup draft tokens per step (SpeculativeConfig); -1: the model's default, 0: off.
+  // Changes the speed, never which tokens are sampled.
+  std::int32_t num_speculative_tokens = -1;
   Clock::time_point deadline = Clock::time_point::max();
   // Stages of the sampler chain of this request's own (a grammar's mask), after the penalties
   // and the logit bias; each belongs to this request alone. A request with any is not cached.
@@ -108,7 +111,10 @@ struct GenerationMetrics {
   Counter generation_tokens;
   Counter prefix_cache_queries;  // prompt tokens looked up
   Counter prefix_cache_hits;     // of those, found
-  Counter request_success;       // by finish reason stop/length
+  Counter spec_decode_num_drafts;           // steps that verified a draft
+  Counter spec_decode_num_draft_tokens;     // tokens proposed
+  Counter spec_decode_num_accepted_tokens;  // of those, confirmed
+  Counter request_success;                  // by finish reason stop/length
   Counter request_failure;
   Histogram time_to_first_token_s;
   Histogram time_per_output_token_s;

@@ -13,6 +13,19 @@
 
 namespace coinfer::generation {
 
+// Prompt-lookup speculative decoding (vLLM's "ngram" method, no draft model): a decoding
+// sequence whose last tokens occurred earlier in its prompt or output proposes the tokens that
+// followed them there, and one step feeds its last token and the draft together; the engine
+// keeps the draft's longest prefix that sampling confirms, plus the token sampled after it.
+struct SpeculativeConfig {
+  std::int32_t num_tokens = 0;   // draft tokens per step, the requests' default (0: off)
+  std::int32_t lookup_min = 2;   // the shortest suffix (n-gram) looked up
+  std::int32_t lookup_max = 4;   // the longest, tried first
+  // Drafts only while at most this many sequences decode in a step: beyond, the step's rows
+  // already fill the GEMMs, and rejected draft rows cost what they do not save.
+  std::int32_t max_running = 4;
+};
+
 struct SchedulerConfig {
   std::int32_t max_num_seqs = 64;      // sequences in one step (running)
   std::int32_t max_step_tokens = 256;  // token budget of one step: decodes + prefill chunks
@@ -21,18 +34,28 @@ struct SchedulerConfig {
   bool priority_scheduling = false;    // else FCFS
   // Static batching (for comparison only): admit new sequences only when none is running.
   bool static_batching = false;
+  SpeculativeConfig speculative;
 };
+
+// The prompt-lookup draft for a sequence whose tokens are `tokens`: for n from lookup_max down
+// to lookup_min, the latest earlier occurrence of its last n tokens, and the `count` tokens
+// that followed it there (continuing with the draft's own tokens where the text ends: a
+// repeated span goes on repeating). Empty when no suffix recurs.
+void propose_lookup_draft(std::span<const std::int32_t> tokens, const SpeculativeConfig& config,
+                          std::int32_t count, std::vector<std::int32_t>& out);
 
 // One sequence's part of a step, all a model runner sees of it: feed `tokens` at positions
 // position .. position + tokens.size() - 1 (earlier positions are in its KV blocks already);
 // position p lives in block block_table[p / block_size], slot p % block_size, and the table
-// covers every position the chunk writes. `logits`: the chunk ends at the sequence's last
-// token, so the step returns a row of logits for it.
+// covers every position the chunk writes. `logit_rows`: how many of the chunk's last tokens
+// the step returns logits for, in order: 0 for a prefill chunk that does not reach the end of
+// the prompt, 1 for a decode or a prompt's last chunk, 1 + the draft's length for a decode
+// that verifies a draft (the chunk is the last token, then the draft).
 struct ScheduledChunk {
   std::span<const std::int32_t> tokens;
   std::int32_t position = 0;
   std::span<const std::int32_t> block_table;
-  bool logits = false;
+  std::int32_t logit_rows = 0;
 };
 
 // A sequence the scheduler took out of the queue or the running batch without running it
@@ -64,7 +87,9 @@ struct StepPlan {
 // Continuous batching policy over a paged KV cache (vLLM v1's scheduler): which sequences run
 // in the next step and how many of their tokens. Each step:
 //   1. cancelled and expired sequences, waiting or running, end (their blocks freed);
-//   2. running sequences get KV slots for the tokens they feed next; when blocks run out the
+//   2. running sequences get KV slots for the tokens they feed next (a decode with a draft
+//      for its draft too, unless that would preempt: the draft is dropped first); when blocks
+//      run out the
 //      victim is preempted by recompute (blocks freed, back to the front of the queue, its
 //      prompt and generated tokens prefilled again later). The victim is the latest admitted
 //      running sequence; with priorities, the latest admitted of the lowest priority;
@@ -93,8 +118,14 @@ class Scheduler {
   StepPlan schedule(Clock::time_point now);
 
   // After the runner executed `plan`: its chunks' tokens have KV now (their full blocks join
-  // the prefix cache). Returns how many of them were prompt tokens.
+  // the prefix cache), a draft's only once accept_draft() says how much of it stands. Returns
+  // how many of them were prompt tokens.
   std::int64_t complete(const StepPlan& plan);
+
+  // After sampling: the first `accepted` tokens of s's draft were confirmed and appended to its
+  // tokens, and their KV (written by the step) is valid; the rest is dropped, and its KV slots
+  // are written over by the tokens that come next.
+  void accept_draft(Sequence& s, std::int32_t accepted);
 
   // Running sequences that finished leave, their blocks freed; they are handed back.
   std::vector<std::unique_ptr<Sequence>> retire_finished();
@@ -108,6 +139,7 @@ class Scheduler {
 
  private:
   void end_dropped(Clock::time_point now, StepPlan& plan);
+  void propose_draft(Sequence& s, std::int32_t decoding) const;
   void reserve_slots(StepPlan& plan);
   void admit(StepPlan& plan);
   void plan_chunks(StepPlan& plan);

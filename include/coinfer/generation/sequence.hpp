@@ -26,6 +26,10 @@ struct Sequence {
   std::int32_t slots = 0;          // KV slots its block table holds
   bool allocated = false;          // holds KV blocks (it is running)
   std::int32_t cached_tokens = 0;  // prompt tokens found in the prefix cache at admission
+  // Speculation: the tokens proposed to follow `tokens` in this step, and what the step feeds
+  // (the last token, then the draft). Empty when not drafting.
+  std::vector<std::int32_t> draft;
+  std::vector<std::int32_t> feed;
 
   // Output: sampling state, text held back, timings, and how it finished.
   std::mt19937_64 rng;

@@ -79,7 +79,7 @@ struct LlamaSequenceStep {
   int token_count = 0;
   int position = 0;
   std::span<const std::int32_t> block_table;
-  enum class Logits { none, last, all } logits = Logits::last;
+  int logit_rows = 1;  // logits for the last logit_rows tokens (0: none, token_count: all)
 };
 
 // A llama-family decoder (DecoderSpec: RMSNorm, RoPE, grouped-query attention, SwiGLU, QKV
@@ -106,7 +106,7 @@ class LlamaModel {
   const GgufFile& file() const noexcept { return file_; }
 
   // Runs the step; `logits` becomes [rows, vocab] with one row per requested position, in
-  // sequence order (Logits::all: each of the sequence's tokens; last: its last token).
+  // sequence order (each sequence's last logit_rows tokens, in order).
   // Errors (bad ids, positions past the context, tables too short, too many tokens) name the
   // sequence and leave the KV cache untouched.
   Status forward(std::span<const std::int32_t> tokens, std::span<const LlamaSequenceStep> steps,

@@ -14,7 +14,9 @@ computes) must give exactly the reference's text and finish reason, max_tokens 3
     messages (streamed, joined): the plain prompts;
   - coinfer-batch: the plain prompts, and --chat for the cases with one user message.
 Six of the ten answers end with the end-of-sequence token before 32 tokens: those must finish
-with "stop", the others with "length".
+with "stop", the others with "length". The completions and chat cases again one at a time with
+prompt-lookup drafts (num_speculative_tokens 4): the same answers, and /metrics must show draft
+tokens both confirmed and rejected on the way.
 
 The default service (INT8) decodes greedily from activations quantized to 8 bits, so its
 answers drift from FP32 at near-ties. Its answers are checked where the reference is never close
@@ -61,18 +63,19 @@ def parallel(function, items):
         return list(pool.map(function, items))
 
 
-def completion(base, prompt, max_tokens=MAX_TOKENS):
+def completion(base, prompt, max_tokens=MAX_TOKENS, extra=None):
     r = requests.post(f"{base}/v1/completions", timeout=300,
-                      json={"model": "smollm2", "prompt": prompt, **GREEDY, "max_tokens": max_tokens})
+                      json={"model": "smollm2", "prompt": prompt, **GREEDY, "max_tokens": max_tokens,
+                            **(extra or {})})
     check(r.status_code == 200, r.text)
     choice = r.json()["choices"][0]
     return choice["text"], choice["finish_reason"]
 
 
-def chat(base, messages, max_tokens=MAX_TOKENS):
+def chat(base, messages, max_tokens=MAX_TOKENS, extra=None):
     r = requests.post(f"{base}/v1/chat/completions", timeout=300,
                       json={"model": "smollm2", "messages": messages, **GREEDY,
-                            "max_tokens": max_tokens})
+                            "max_tokens": max_tokens, **(extra or {})})
     check(r.status_code == 200, r.text)
     choice = r.json()["choices"][0]
     return choice["message"]["content"], choice["finish_reason"]
@@ -158,6 +161,16 @@ def first_16(base, cases):
                     else completion(base, c["prompt"], 16), cases)
 
 
+def spec_counters(base):
+    """The server's draft tokens proposed and confirmed so far."""
+    text = requests.get(f"{base}/metrics", timeout=30).text
+    def value(name):
+        line = next(l for l in text.splitlines() if l.startswith(name + "{"))
+        return float(line.rsplit(" ", 1)[1])
+    return (value("coinfer_spec_decode_num_draft_tokens_total"),
+            value("coinfer_spec_decode_num_accepted_tokens_total"))
+
+
 def stop_server(proc):
     proc.send_signal(signal.SIGTERM)
     code = proc.wait(timeout=60)
@@ -194,6 +207,19 @@ def main():
                     parallel(lambda p: generate_stream(base, p), prompts))
             compare("/v2/ws generate", plain, asyncio.run(ws_generate(address, prompts)))
             fp32_16 = first_16(base, cases)
+            # One request at a time, so that every decode step may draft (speculation stops
+            # beyond 4 decoding sequences): the same answers, with drafts verified on the way.
+            drafted, accepted = spec_counters(base)
+            compare("/v1/completions, one at a time, drafting", plain + chatml,
+                    [completion(base, c["prompt"], extra={"num_speculative_tokens": 4})
+                     for c in plain + chatml])
+            compare("/v1/chat/completions, one at a time, drafting", chats,
+                    [chat(base, c["messages"], extra={"num_speculative_tokens": 4}) for c in chats])
+            drafted2, accepted2 = spec_counters(base)
+            print(f"drafting: {accepted2 - accepted} of {drafted2 - drafted} draft tokens confirmed",
+                  flush=True)
+            check(accepted2 > accepted and drafted2 > accepted2 - accepted + drafted,
+                  "the drafting requests confirmed no draft token, or all of them")
         finally:
             stop_server(proc)
 

@@ -18,7 +18,7 @@ namespace coinfer::generation {
 // followed them there, and one step feeds its last token and the draft together; the engine
 // keeps the draft's longest prefix that sampling confirms, plus the token sampled after it.
 struct SpeculativeConfig {
-  std::int32_t num_tokens = 0;   // draft tokens per step, the requests' default (0: off)
+  std::int32_t num_tokens = 4;   // draft tokens per step, the requests' default (0: off)
   std::int32_t lookup_min = 2;   // the shortest suffix (n-gram) looked up
   std::int32_t lookup_max = 4;   // the longest, tried first
   // Drafts only while at most this many sequences decode in a step: beyond, the step's rows

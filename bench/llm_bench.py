@@ -21,6 +21,12 @@ random length in --prompt-tokens (32:512) tokens at 1.40 tokens per word (SmolLM
 tokenizer on that text); the server's own count (usage.prompt_tokens) is what is reported.
 Request i is the same for every server, concurrency and run with the same --seed.
 
+Arrivals: by default each stream sends its next request when its last one is done (closed
+loop, C requests always in flight). --arrival-rate R makes requests arrive as a seeded Poisson
+process of R requests/s (open loop): a stream takes the next arrival and sends it at its time,
+at most C in flight, and TTFT and e2e count from the arrival (a request that waited for a free
+stream is charged for the wait).
+
 Measures, per concurrency:
   tokens_per_s   output tokens of all finished requests / wall time from the first request
                  sent to the last one finished (requests in flight at the deadline finish and
@@ -116,15 +122,24 @@ class Workload:
 
 
 class Dispatcher:
-    """Hands out request indices until the deadline or the request count is reached."""
+    """Hands out request indices until the deadline or the request count is reached. With an
+    arrival rate (requests/s), request i also gets an arrival time of a seeded Poisson process
+    (exponential gaps) from the start: the stream that takes it waits until then, and its
+    TTFT and e2e count from the arrival, so a request that waited for a free stream is charged
+    for it (an open-loop load, bounded by the number of streams)."""
 
-    def __init__(self, deadline, limit):
+    def __init__(self, deadline, limit, rate=None, seed=0):
         self.deadline = deadline
         self.limit = limit
         self.next = 0
         self.lock = threading.Lock()
+        self.rate = rate
+        self.rng = random.Random(f"{seed}/arrivals")
+        self.start = time.monotonic()
+        self.arrival = self.start
 
     def take(self):
+        """(index, arrival time or None), or None when done."""
         with self.lock:
             if self.limit is not None and self.next >= self.limit:
                 return None
@@ -132,7 +147,12 @@ class Dispatcher:
                 return None
             i = self.next
             self.next += 1
-            return i
+            if self.rate is None:
+                return i, None
+            self.arrival += self.rng.expovariate(self.rate)
+            if self.deadline is not None and self.arrival >= self.deadline:
+                return None
+            return i, self.arrival
 
 
 class Stream(threading.Thread):
@@ -153,9 +173,12 @@ class Stream(threading.Thread):
         self.conn = None
 
     def run(self):
-        while (i := self.dispatcher.take()) is not None:
+        while (taken := self.dispatcher.take()) is not None:
+            i, arrival = taken
+            if arrival is not None:
+                time.sleep(max(0.0, arrival - time.monotonic()))
             prompt, n = self.workload.request(i)
-            self.results.append(self.one(i, prompt, n))
+            self.results.append(self.one(i, prompt, n, arrival))
         if self.conn is not None:
             self.conn.close()
 
@@ -166,12 +189,12 @@ class Stream(threading.Thread):
         b.update(self.extra)
         return json.dumps(b).encode()
 
-    def one(self, i, prompt, n):
+    def one(self, i, prompt, n, arrival=None):
         r = {"i": i, "max_tokens": n, "ok": False, "tokens": 0, "prompt_tokens": None,
              "cached_tokens": 0, "ttft": None, "e2e": None, "gaps": [], "error": None}
         body = self.body(prompt, n)
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        t0 = time.monotonic()
+        t0 = time.monotonic() if arrival is None else arrival
         try:
             resp = self.send(body, headers)
             if resp.status != 200:
@@ -269,7 +292,7 @@ def compiler_running():
 def run_one(args, workload, concurrency, label):
     results = []
     deadline = None if args.requests else time.monotonic() + args.duration
-    dispatcher = Dispatcher(deadline, args.requests)
+    dispatcher = Dispatcher(deadline, args.requests, args.arrival_rate, workload.seed)
     streams = [Stream(args.url, args.model, workload, dispatcher, args.timeout, args.extra,
                       results) for _ in range(concurrency)]
     busy_before = compiler_running()
@@ -337,6 +360,7 @@ def run_one(args, workload, concurrency, label):
         "seed": workload.seed,
         "duration_s": None if args.requests else args.duration,
         "requests_limit": args.requests,
+        "arrival_rate": args.arrival_rate,
         "client_cpu_s": round(client_cpu, 2),
         # % of all cores over the run: the server's, others' (not server, not this client),
         # and the hypervisor's steal; others' > a few % means the figures are disturbed
@@ -458,6 +482,10 @@ def main():
                     help="prompt lengths LO:HI in tokens (default 32:512)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--warmup", type=int, default=2, help="unreported requests first (default 2)")
+    ap.add_argument("--arrival-rate", type=float,
+                    help="requests/s arriving as a Poisson process (open loop, at most "
+                         "--concurrency in flight; TTFT counts from the arrival); default: "
+                         "each stream sends its next request when the last one is done")
     ap.add_argument("--timeout", type=float, default=600.0, help="socket timeout, s")
     ap.add_argument("--extra", type=json.loads, default={},
                     help="JSON object merged into every request body")

@@ -10,6 +10,9 @@ that a disturbance of the shared machine falls on all of them alike), one reques
 POST /v1/chat/completions, greedy ("temperature": 0), "max_tokens" --max-tokens, streamed with
 usage ("stream_options": {"include_usage": true}), answers ending where the model ends them.
 
+Workloads: edit (below), chat (12 everyday questions), chat-b (9 more, written later to judge
+changes on questions they were not made from).
+
 Per target and workload, over all rounds:
   tokens_per_s   output tokens / time from request sent to [DONE], summed over requests
   decode_per_s   per request (completion tokens - 1) / (done - first token), median: the
@@ -52,6 +55,20 @@ CHAT = [
     "Suggest a name for a small bakery.",
     "How often should I water a cactus?",
     "What is the difference between weather and climate?",
+]
+
+# Written after the first measurements, to judge a change (shorter drafts after a miss: no
+# better, not kept) on questions it was not made from.
+CHAT_B = [
+    "What can I do with leftover rice?",
+    "How do I clean a cast iron pan?",
+    "Why do cats purr?",
+    "Give me a short plan for learning to swim as an adult.",
+    "What is the best way to remember people's names?",
+    "How do I politely decline an invitation?",
+    "What makes bread rise?",
+    "Suggest a few board games for a family evening.",
+    "How can I make my phone battery last longer?",
 ]
 
 INSTRUCTIONS = [
@@ -132,7 +149,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--prompts", type=int, default=9, help="prompts per workload")
     ap.add_argument("--max-tokens", type=int, default=256)
-    ap.add_argument("--workload", choices=["edit", "chat", "both"], default="both")
+    ap.add_argument("--workload", default="edit,chat,chat-b",
+                    help="comma-separated: edit, chat, chat-b (default: all three)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args()
@@ -143,8 +161,12 @@ def main():
         url, _, extra = rest.partition("={")
         targets.append((name, url, json.loads("{" + extra) if extra else {}))
     workloads = {"edit": edit_prompts(args.prompts, args.seed),
-                 "chat": [CHAT[i % len(CHAT)] for i in range(args.prompts)]}
-    kinds = ["edit", "chat"] if args.workload == "both" else [args.workload]
+                 "chat": [CHAT[i % len(CHAT)] for i in range(args.prompts)],
+                 "chat-b": [CHAT_B[i % len(CHAT_B)] for i in range(args.prompts)]}
+    kinds = args.workload.split(",")
+    for k in kinds:
+        if k not in workloads:
+            ap.error(f"--workload: unknown workload {k!r}")
 
     results = {(n, k): [] for n, _, _ in targets for k in kinds}
     for name, url, extra in targets:  # warm-up

@@ -159,7 +159,9 @@ void Scheduler::reserve_slots(StepPlan& plan) {
     }
     if (s != nullptr) s->slots += missing;
   }
-  // Drafts, with the blocks left over: a draft never preempts anyone.
+  // Drafts, with the blocks left over once every plain decode has its slots: a draft that
+  // does not fit is dropped, never a reason to preempt. (Slots a rejected draft reserved stay
+  // with its sequence, for the tokens that follow.)
   std::int32_t decoding = 0;
   for (const auto& s : running_) decoding += is_decode(*s) ? 1 : 0;
   for (const auto& s : running_) {
@@ -228,34 +230,19 @@ void Scheduler::admit(StepPlan& plan) {
 
 void Scheduler::plan_chunks(StepPlan& plan) {
   std::int32_t budget = config_.max_step_tokens;
-  auto add = [&](Sequence& s, std::int32_t count) {
-    ScheduledChunk chunk;
-    chunk.tokens = std::span<const std::int32_t>(s.tokens).subspan(
-        static_cast<std::size_t>(s.computed), static_cast<std::size_t>(count));
-    chunk.position = s.computed;
-    chunk.block_table = blocks_.table(s.id);
-    chunk.logit_rows = s.computed + count == static_cast<std::int32_t>(s.tokens.size()) ? 1 : 0;
-    plan.chunks.push_back(chunk);
+  auto add = [&](Sequence& s, std::span<const std::int32_t> tokens, std::int32_t logit_rows) {
+    plan.chunks.push_back({tokens, s.computed, blocks_.table(s.id), logit_rows});
     plan.sequences.push_back(&s);
-    budget -= count;
+    budget -= static_cast<std::int32_t>(tokens.size());
   };
   for (auto& s : running_) {
     if (budget <= 0 || !is_decode(*s)) continue;
-    if (s->draft.size() >= static_cast<std::size_t>(budget)) s->draft.resize(static_cast<std::size_t>(budget - 1));
-    if (s->draft.empty()) {
-      add(*s, 1);
-      continue;
-    }
+    // The last token, then as much of the draft as the budget leaves, each with logits.
+    const auto room = static_cast<std::size_t>(budget - 1);
+    if (s->draft.size() > room) s->draft.resize(room);
     s->feed.assign(1, s->tokens.back());
     s->feed.insert(s->feed.end(), s->draft.begin(), s->draft.end());
-    ScheduledChunk chunk;
-    chunk.tokens = s->feed;
-    chunk.position = s->computed;
-    chunk.block_table = blocks_.table(s->id);
-    chunk.logit_rows = static_cast<std::int32_t>(s->feed.size());
-    plan.chunks.push_back(chunk);
-    plan.sequences.push_back(s.get());
-    budget -= chunk.logit_rows;
+    add(*s, s->feed, static_cast<std::int32_t>(s->feed.size()));
   }
   for (auto& s : running_) {
     if (budget <= 0) break;
@@ -266,7 +253,10 @@ void Scheduler::plan_chunks(StepPlan& plan) {
     if (chunk < pending && !config_.chunked_prefill && !plan.chunks.empty()) {
       continue;  // the whole prompt in a later step, alone if need be
     }
-    add(*s, chunk);
+    add(*s,
+        std::span<const std::int32_t>(s->tokens).subspan(static_cast<std::size_t>(s->computed),
+                                                         static_cast<std::size_t>(chunk)),
+        chunk == pending ? 1 : 0);
   }
 }
 

@@ -274,6 +274,8 @@ TEST_CASE("llm: bad generation requests get 400 or 404 naming what was wrong") {
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","n":17})", 400, "n: ");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","temperature":3})", 400, "temperature");
   expect("/v1/completions", R"({"model":"smollm2","prompt":"x","top_p":0})", 400, "top_p");
+  expect("/v1/completions", R"({"model":"smollm2","prompt":"x","num_speculative_tokens":17})", 400,
+         "num_speculative_tokens: must be in");
   expect("/v1/completions", R"({"model":"nope","prompt":"x"})", 404, "unknown model 'nope'");
   expect("/v1/completions", R"({"model":"smollm2"})", 400, "prompt: missing");
   expect("/v1/completions", R"({"model":"smollm2","prompt":[1,2,99999]})", 400, "outside the vocabulary");

@@ -322,7 +322,7 @@ TEST_CASE("[cache.namespaces.NAME] gives a namespace its own threshold and targe
         "cache.target_error_rate: must be in [0, 1]");
 }
 
-TEST_CASE("an llm's outlier settings are numbers in range, refused by key otherwise") {
+TEST_CASE("an llm's outlier and speculation settings are numbers in range, refused by key otherwise") {
   const auto error = [](const std::string& lines) {
     Config config;
     const std::string toml = "[models.m]\nkind = \"llm\"\nweights = \"/nonexistent.gguf\"\n" + lines;
@@ -335,8 +335,15 @@ TEST_CASE("an llm's outlier settings are numbers in range, refused by key otherw
   CHECK(error("outlier_ratio = nan\n") == "models.m.outlier_ratio: must be within 1..1e+06");
   CHECK(error("max_outlier_channels = -1\n") ==
         "models.m.max_outlier_channels: must be within 0..65536");
+  CHECK(error("num_speculative_tokens = 17\n") ==
+        "models.m.num_speculative_tokens: must be within 0..16");
+  CHECK(error("prompt_lookup_min = 5\n") ==
+        "models.m.prompt_lookup_min: must not exceed prompt_lookup_max (4)");
+  CHECK(error("speculative_max_running = 0\n") ==
+        "models.m.speculative_max_running: must be within 1..4096");
   // Accepted (an integer ratio too): loading then fails on the missing file, not on the keys.
-  for (const char* ok : {"outlier_ratio = 1.5\nmax_outlier_channels = 256\n", "outlier_ratio = 3\n"}) {
+  for (const char* ok : {"outlier_ratio = 1.5\nmax_outlier_channels = 256\n", "outlier_ratio = 3\n",
+                         "num_speculative_tokens = 0\nprompt_lookup_min = 1\nprompt_lookup_max = 1\n"}) {
     CAPTURE(ok);
     CHECK(error(ok).find("models.m.weights") == 0);
   }

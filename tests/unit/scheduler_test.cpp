@@ -421,22 +421,41 @@ TEST_CASE("scheduler: a prompt-lookup draft follows the latest earlier occurrenc
   CHECK(draft == std::vector<std::int32_t>{1, 2, 4, 1});
 }
 
+namespace {
+// Queues a sequence whose prompt 1 2 3 1 2 repeats itself (its suffix "1 2" occurred at 0).
+Sequence* add_repeating(Harness& h, std::int32_t max_tokens = 10) {
+  GenerationRequest r;
+  r.prompt = {1, 2, 3, 1, 2};
+  r.max_tokens = max_tokens;
+  auto seq = make_sequence(std::move(r), nullptr);
+  Sequence* s = seq.get();
+  h.scheduler.add(std::move(seq));
+  return s;
+}
+
+// Steps until every queued prompt is prefilled, each then "sampling" 3 (1 2 3 1 2 3): the next
+// step decodes them, with a draft to propose.
+void prefill_and_sample(Harness& h) {
+  for (int pending = static_cast<int>(h.scheduler.num_waiting()); pending > 0;) {
+    StepPlan plan = h.scheduler.schedule(Clock::now());
+    REQUIRE_FALSE(plan.empty());
+    h.scheduler.complete(plan);
+    for (std::size_t i = 0; i < plan.chunks.size(); ++i) {
+      if (plan.chunks[i].logit_rows == 0) continue;
+      plan.sequences[i]->tokens.push_back(3);
+      --pending;
+    }
+  }
+}
+}  // namespace
+
 TEST_CASE("scheduler: a decode with a draft feeds its last token and the draft, and keeps what is accepted") {
   auto config = config_with(64);
   config.speculative.num_tokens = 3;
   Harness h(config, 64, 4);
-  // The prompt 1 2 3 1 2: its suffix "1 2" occurred at 0, followed by 3 1 2.
-  GenerationRequest r;
-  r.prompt = {1, 2, 3, 1, 2};
-  r.max_tokens = 10;
-  auto seq = make_sequence(std::move(r), nullptr);
-  Sequence* s = seq.get();
-  h.scheduler.add(std::move(seq));
-  StepPlan plan = h.scheduler.schedule(Clock::now());  // the prefill
-  REQUIRE(plan.chunks.size() == 1);
-  h.scheduler.complete(plan);
-  s->tokens.push_back(3);  // sampled: 1 2 3 1 2 3
-  plan = h.scheduler.schedule(Clock::now());
+  Sequence* s = add_repeating(h);
+  prefill_and_sample(h);
+  StepPlan plan = h.scheduler.schedule(Clock::now());
   REQUIRE(plan.chunks.size() == 1);
   CHECK(s->draft == std::vector<std::int32_t>{1, 2, 3});
   const auto& c = plan.chunks[0];
@@ -466,17 +485,10 @@ TEST_CASE("scheduler: drafts take only free blocks, and stop beyond speculative.
   config.speculative.num_tokens = 4;
   config.speculative.max_running = 1;
   Harness h(config, 64, 4);
-  for (int i = 0; i < 2; ++i) {
-    GenerationRequest r;
-    r.prompt = {1, 2, 3, 1, 2};
-    r.max_tokens = 10;
-    h.scheduler.add(make_sequence(std::move(r), nullptr));
-  }
+  add_repeating(h);
+  add_repeating(h);
+  prefill_and_sample(h);
   StepPlan plan = h.scheduler.schedule(Clock::now());
-  REQUIRE(plan.chunks.size() == 2);
-  h.scheduler.complete(plan);
-  for (auto* s : plan.sequences) s->tokens.push_back(3);
-  plan = h.scheduler.schedule(Clock::now());
   REQUIRE(plan.chunks.size() == 2);
   for (const auto& c : plan.chunks) CHECK(c.logit_rows == 1);  // two decode: none drafts
   h.scheduler.complete(plan);
@@ -486,18 +498,51 @@ TEST_CASE("scheduler: drafts take only free blocks, and stop beyond speculative.
   auto tight = config_with(64);
   tight.speculative.num_tokens = 4;
   Harness t(tight, 2, 4);
-  GenerationRequest r;
-  r.prompt = {1, 2, 3, 1, 2};
-  r.max_tokens = 10;
-  auto seq = make_sequence(std::move(r), nullptr);
-  Sequence* s = seq.get();
-  t.scheduler.add(std::move(seq));
-  plan = t.scheduler.schedule(Clock::now());
-  t.scheduler.complete(plan);
-  s->tokens.push_back(3);
+  Sequence* s = add_repeating(t);
+  prefill_and_sample(t);
   plan = t.scheduler.schedule(Clock::now());
   REQUIRE(plan.chunks.size() == 1);
   CHECK(plan.chunks[0].logit_rows == 1);
   CHECK(plan.preemptions == 0);
   CHECK(s->draft.empty());
+}
+
+TEST_CASE("scheduler: a draft stays within max_tokens, max_model_len and the step's budget") {
+  // Unbounded, 1 2 3 1 2 3 drafts 1 2 3 1 (4 tokens, the period continued).
+  auto config = config_with(64);
+  {
+    Harness h(config);
+    Sequence* s = add_repeating(h);
+    prefill_and_sample(h);
+    h.scheduler.schedule(Clock::now());
+    CHECK(s->draft == std::vector<std::int32_t>{1, 2, 3, 1});
+  }
+  // max_tokens 3 with 1 generated: a confirmed draft of d adds d + 1 tokens, so d <= 1.
+  {
+    Harness h(config);
+    Sequence* s = add_repeating(h, 3);
+    prefill_and_sample(h);
+    CHECK(h.scheduler.schedule(Clock::now()).chunks[0].logit_rows == 2);
+    CHECK(s->draft == std::vector<std::int32_t>{1});
+  }
+  // max_model_len 8 with 6 tokens: positions up to 7 at most, so d <= 1.
+  {
+    auto short_model = config;
+    short_model.max_model_len = 8;
+    Harness h(short_model);
+    Sequence* s = add_repeating(h);
+    prefill_and_sample(h);
+    h.scheduler.schedule(Clock::now());
+    CHECK(s->draft.size() == 1u);
+  }
+  // A step budget of 3 tokens: the last token and 2 of the draft.
+  {
+    Harness h(config_with(3));
+    Sequence* s = add_repeating(h);
+    prefill_and_sample(h);  // the prompt in two chunks, 3 and 2
+    const StepPlan plan = h.scheduler.schedule(Clock::now());
+    REQUIRE(plan.chunks.size() == 1);
+    CHECK(plan.chunks[0].tokens.size() == 3u);
+    CHECK(s->draft == std::vector<std::int32_t>{1, 2});
+  }
 }

@@ -26,8 +26,8 @@ struct Sequence {
   std::int32_t slots = 0;          // KV slots its block table holds
   bool allocated = false;          // holds KV blocks (it is running)
   std::int32_t cached_tokens = 0;  // prompt tokens found in the prefix cache at admission
-  // Speculation: the tokens proposed to follow `tokens` in this step, and what the step feeds
-  // (the last token, then the draft). Empty when not drafting.
+  // Speculation: the tokens proposed to follow `tokens` in this step (empty when not
+  // drafting), and what a decode step feeds: the last token, then the draft.
   std::vector<std::int32_t> draft;
   std::vector<std::int32_t> feed;
 

@@ -1,6 +1,6 @@
 // coinfer-serve: the default inference service. Loads a TOML config, serves its models over
-// the Open Inference Protocol v2 (HTTP/1.1 and WebSocket) and OpenAI's API, and drains in-flight
-// requests on SIGINT/SIGTERM.
+// the Open Inference Protocol v2 (HTTP/1.1, WebSocket and gRPC) and OpenAI's API, and drains
+// in-flight requests on SIGINT/SIGTERM.
 //
 // Copy this file to start your own service: everything it does is a few library calls.
 #include <spdlog/spdlog.h>
@@ -18,6 +18,7 @@
 #include "coinfer/net/run_until_signalled.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/protocol/cache_routes.hpp"
+#include "coinfer/protocol/grpc_server.hpp"
 #include "coinfer/protocol/oip_routes.hpp"
 #include "coinfer/protocol/openai_routes.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
@@ -36,11 +37,15 @@ int main(int argc, char** argv) {
   std::string config_path = "configs/default.toml";
   std::optional<std::string> host;
   std::optional<std::uint16_t> port;
+  std::optional<int> grpc_port;
   std::optional<int> threads;
   std::vector<std::string> only_models;
   cli.add_option("--config", config_path, "TOML config file")->capture_default_str();
   cli.add_option("--host", host, "address to listen on (overrides server.host)");
   cli.add_option("--port", port, "port to listen on, 0 = any free port (overrides server.port)");
+  cli.add_option("--grpc-port", grpc_port,
+                 "gRPC port, 0 = any free port, -1 = off (overrides server.grpc_port)")
+      ->check(CLI::Range(-1, 65535));
   cli.add_option("--threads", threads, "I/O threads (overrides server.io_threads)")
       ->check(CLI::Range(1, 256));
   cli.add_option("--model", only_models,
@@ -57,6 +62,7 @@ int main(int argc, char** argv) {
   }
   if (host) config.server.host = *host;
   if (port) config.server.port = *port;
+  if (grpc_port) config.server.grpc_port = *grpc_port;
   if (threads) config.server.io_threads = *threads;
   if (auto status = keep_only_models(only_models, config); !status.ok()) {
     std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
@@ -99,8 +105,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
     return 1;
   }
+  // The same models over gRPC (Triton's GRPCInferenceService), unless grpc_port = -1.
+  std::unique_ptr<GrpcServer> grpc;
+  std::vector<net::Listener> listeners;
+  if (config.server.grpc_port >= 0) {
+    grpc = std::make_unique<GrpcServer>(io.get_executor(), config.server, repository, &access);
+    if (auto status = grpc->start(); !status.ok()) {
+      std::fprintf(stderr, "coinfer-serve: %s\n", status.message().c_str());
+      return 1;
+    }
+    listeners.push_back({std::string(config.server.tls_cert_file.empty() ? "grpc" : "grpcs") +
+                             "://" + config.server.host + ":" + std::to_string(grpc->port()),
+                         [&grpc] { grpc->stop(); }});
+  }
   server.start();
 
-  net::run_until_signalled(io, server, config.server);
+  net::run_until_signalled(io, server, config.server, listeners);
   return 0;
 }

@@ -101,7 +101,7 @@ start_server() {  # CONFIG [PORT]: sets SERVER_PID, PORT, URL
   wait_binary
   n=$((++server_count))
   : > "$work/listen.$n"
-  "$SERVE" --config "$config" --port "$port" > "$work/listen.$n" 2> "$work/server.$n.log" &
+  "$SERVE" --config "$config" --port "$port" --grpc-port 0 > "$work/listen.$n" 2> "$work/server.$n.log" &
   SERVER_PID=$!
   for _ in $(seq 600); do
     grep -q '^listening on ' "$work/listen.$n" && break

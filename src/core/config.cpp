@@ -159,6 +159,7 @@ Status read_server(const toml::table& table, ServerConfig& s) {
   TableReader r(table, "server.");
   r.string("host", s.host);
   r.integer("port", s.port);
+  r.integer("grpc_port", s.grpc_port);
   r.integer("io_threads", s.io_threads);
   r.integer("max_header_bytes", s.max_header_bytes);
   r.integer("max_body_bytes", s.max_body_bytes);
@@ -175,6 +176,9 @@ Status read_server(const toml::table& table, ServerConfig& s) {
   if (s.tls_cert_file.empty() != s.tls_key_file.empty()) {
     r.fail(s.tls_cert_file.empty() ? "tls_cert_file" : "tls_key_file",
            "missing: TLS needs both tls_cert_file and tls_key_file");
+  }
+  if (s.grpc_port < -1 || s.grpc_port > 65535) {
+    r.fail("grpc_port", std::to_string(s.grpc_port) + " is not a port (0: any free port, -1: off)");
   }
   if (s.ws_max_in_flight < 1) r.fail("ws_max_in_flight", "must be at least 1");
   if (s.io_threads < 1) r.fail("io_threads", "must be at least 1");
@@ -547,6 +551,7 @@ std::string to_toml(const Config& c) {
   toml::table server{
       {"host", c.server.host},
       {"port", c.server.port},
+      {"grpc_port", c.server.grpc_port},
       {"io_threads", c.server.io_threads},
       {"max_header_bytes", static_cast<std::int64_t>(c.server.max_header_bytes)},
       {"max_body_bytes", static_cast<std::int64_t>(c.server.max_body_bytes)},

@@ -495,6 +495,8 @@ void model_stats(const ModelRepository& repo, const HttpRequest& req, HttpRespon
 
 }  // namespace
 
+std::span<const std::string_view> oip_extensions() noexcept { return kExtensions; }
+
 void add_oip_routes(net::Router& router, const ModelRepository& repository, ServerInfo info) {
   const ModelRepository* repo = &repository;
   router.add(Method::get, "/v2/health/live",

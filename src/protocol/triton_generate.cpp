@@ -196,16 +196,18 @@ void begin_message(std::string& out, std::string_view id, std::string_view model
 
 }  // namespace
 
-asio::awaitable<void> generate_message(GenerationEndpoint& endpoint, const Tenant* tenant,
-                                       std::string_view id, std::string_view message,
-                                       std::size_t capacity, net::WebSocketStream* ws,
-                                       std::string& reply) {
-  const std::string& model = endpoint.name();
+asio::awaitable<void> run_generate_message(GenerationEndpoint& endpoint, const Tenant* tenant,
+                                           std::string_view message, std::size_t capacity,
+                                           double deadline_s, const GeneratePiece* piece,
+                                           GenerateResult& out) {
   GenerateRequest r;
   Status status = read_generate(message, capacity, true, r);
+  if (status.ok() && deadline_s > 0 && (r.call.timeout_s == 0 || deadline_s < r.call.timeout_s)) {
+    r.call.timeout_s = deadline_s;
+  }
   if (status.ok()) status = prepare(endpoint, r);
-  const bool caching = status.ok() && endpoint.caches(r.call);
-  if (caching) {
+  out.caching = status.ok() && endpoint.caches(r.call);
+  if (out.caching) {
     status = cache_fields::namespace_for(tenant, "cache_namespace",
                                          r.cache_namespace.empty() ? "default" : r.cache_namespace,
                                          r.call.directives.ns);
@@ -213,52 +215,63 @@ asio::awaitable<void> generate_message(GenerationEndpoint& endpoint, const Tenan
   }
   const auto executor = co_await asio::this_coro::executor;
   GenerationRun run;
-  if (caching && status.ok()) co_await endpoint.lookup(r.call, run);
+  if (out.caching && status.ok()) co_await endpoint.lookup(r.call, run);
   if (status.ok()) status = endpoint.submit(r.call, run, executor);
   if (status.ok()) {
-    const bool streaming = r.stream && ws;
+    const bool streaming = r.stream && piece;
     GenerationUpdate update;
-    GenerationUpdate last;
-    std::string text;  // not streaming: all of it; streaming: the final update's
     while (co_await run.next(update)) {
       if (update.finish != FinishReason::none) {
-        text += update.text;
-        last = std::move(update);
+        out.text += update.text;
+        out.last = std::move(update);
       } else if (!streaming) {
-        text += update.text;
-      } else if (!update.text.empty()) {
-        std::string part;
-        begin_message(part, id, model);
-        part += R"(,"text_output":)";
-        json_append_string(part, update.text);
-        part += '}';
-        if (!co_await ws->send(std::move(part))) {
-          status = Status(Errc::unavailable, "the connection closed");
-          break;
-        }
+        out.text += update.text;
+      } else if (!update.text.empty() && !co_await (*piece)(update.text)) {
+        status = Status(Errc::unavailable, "the connection closed");
+        break;
       }
     }
-    if (status.ok()) status = finish_status(last);
-    if (status.ok()) {
-      begin_message(reply, id, model);
-      reply += R"(,"text_output":)";
-      json_append_string(reply, text);
-      append_finish(reply, last);
-      if (const CacheOutcome outcome = run.outcome(); outcome.looked || caching) {
-        reply += R"(,"cache":)";
-        json_append_string(reply, cache_fields::outcome_name(outcome));
-      }
-      reply += R"(,"final":true})";
-      co_return;
+    if (status.ok()) status = finish_status(out.last);
+  }
+  out.cache = run.outcome();
+  out.status = std::move(status);
+}
+
+asio::awaitable<void> generate_message(GenerationEndpoint& endpoint, const Tenant* tenant,
+                                       std::string_view id, std::string_view message,
+                                       std::size_t capacity, net::WebSocketStream* ws,
+                                       std::string& reply) {
+  const std::string& model = endpoint.name();
+  const GeneratePiece send = [&](std::string_view text) -> asio::awaitable<bool> {
+    std::string part;
+    begin_message(part, id, model);
+    part += R"(,"text_output":)";
+    json_append_string(part, text);
+    part += '}';
+    co_return co_await ws->send(std::move(part));
+  };
+  GenerateResult result;
+  co_await run_generate_message(endpoint, tenant, message, capacity, 0, ws ? &send : nullptr,
+                                result);
+  if (result.status.ok()) {
+    begin_message(reply, id, model);
+    reply += R"(,"text_output":)";
+    json_append_string(reply, result.text);
+    append_finish(reply, result.last);
+    if (result.cache.looked || result.caching) {
+      reply += R"(,"cache":)";
+      json_append_string(reply, cache_fields::outcome_name(result.cache));
     }
+    reply += R"(,"final":true})";
+    co_return;
   }
   reply.clear();
   reply += R"({"id":)";
   json_append_string(reply, id);
   reply += R"(,"error":)";
-  json_append_string(reply, status.message());
+  json_append_string(reply, result.status.message());
   reply += R"(,"status":)";
-  json_append_number(reply, http_status(status.code()));
+  json_append_number(reply, http_status(result.status.code()));
   reply += '}';
 }
 

@@ -37,7 +37,7 @@ def check(condition, what):
 
 def start(binary, config, log_file, llm=False):
     models = ["--model", "digits", "--model", "minilm"] + (["--model", "smollm2"] if llm else [])
-    proc = subprocess.Popen([binary, "--config", config, "--port", "0", *models],
+    proc = subprocess.Popen([binary, "--config", config, "--port", "0", "--grpc-port", "0", *models],
                             stdout=subprocess.PIPE, stderr=log_file, text=True)
     line = proc.stdout.readline().strip()
     if not line.startswith("listening on http://"):

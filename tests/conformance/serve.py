@@ -5,7 +5,7 @@ import subprocess
 
 def start_server(binary, config, scheme="http", extra_args=()):
     """Returns (process, "HOST:PORT") once the server printed its listening line."""
-    proc = subprocess.Popen([binary, "--config", config, "--port", "0", *extra_args],
+    proc = subprocess.Popen([binary, "--config", config, "--port", "0", "--grpc-port", "0", *extra_args],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = proc.stdout.readline().strip()
     prefix = f"listening on {scheme}://"
@@ -13,6 +13,16 @@ def start_server(binary, config, scheme="http", extra_args=()):
         proc.kill()
         raise SystemExit(f"unexpected first line from coinfer-serve: {line!r}")
     return proc, line[len(prefix):]
+
+
+def read_grpc_address(proc, scheme="grpc"):
+    """The "HOST:PORT" of the gRPC listening line, which follows the HTTP one."""
+    line = proc.stdout.readline().strip()
+    prefix = f"listening on {scheme}://"
+    if not line.startswith(prefix):
+        proc.kill()
+        raise SystemExit(f"unexpected second line from coinfer-serve: {line!r}")
+    return line[len(prefix):]
 
 
 # The exit status of a test that could not run what it tests: CTest reports it as skipped

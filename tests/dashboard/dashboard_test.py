@@ -79,7 +79,7 @@ class Server:
         self.port = None
         self.found = threading.Event()
         self.proc = subprocess.Popen(
-            [os.path.abspath(args.serve), "--config", os.path.abspath(args.config), "--port", "0"],
+            [os.path.abspath(args.serve), "--config", os.path.abspath(args.config), "--port", "0", "--grpc-port", "0"],
             cwd=SOURCE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, "OMP_WAIT_POLICY": "passive"})
         threading.Thread(target=self._read, daemon=True).start()

@@ -218,7 +218,7 @@ try:
     name = "coinfer-test-serve"
     t0 = time.monotonic()
     run = podman("run", "-d", "--name", name, *RUN_OPTS, "-e", f"COINFER_PORT={port}", TAG,
-                 *config["Cmd"], "--port", str(port))
+                 *config["Cmd"], "--port", str(port), "--grpc-port", "0")
     check(run.returncode == 0, f"podman run {' '.join(config['Cmd'])} --port {port}")
     if run.returncode != 0:
         print(run.stderr[-3000:])
@@ -292,7 +292,7 @@ try:
     t0 = time.monotonic()
     run = podman("run", "-d", "--name", name, *RUN_OPTS,
                  "-v", f"{config_dir}:{mount['mountPath']}:ro", TAG,
-                 *container["command"], *container["args"], "--port", str(port))
+                 *container["command"], *container["args"], "--port", str(port), "--grpc-port", "0")
     check(run.returncode == 0, f"podman run {' '.join(container['command'] + container['args'])}")
     ready_s = wait_ready(name, port)
     check(ready_s is not None, f"the Deployment's command is ready "

@@ -49,7 +49,7 @@ def free_port():
 
 
 def start_replica(port):
-    p = subprocess.Popen([SERVE, "--config", CONFIG, "--model", "digits", "--model", "smollm2", "--port", str(port)],
+    p = subprocess.Popen([SERVE, "--config", CONFIG, "--model", "digits", "--model", "smollm2", "--port", str(port), "--grpc-port", "0"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = p.stdout.readline()
     if "listening on" not in line:

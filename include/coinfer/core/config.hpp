@@ -15,6 +15,8 @@ namespace coinfer {
 struct ServerConfig {
   std::string host = "127.0.0.1";
   std::uint16_t port = 8000;                      // 0: any free port
+  // The Open Inference Protocol over gRPC (Triton's port); 0: any free port; -1: off.
+  std::int32_t grpc_port = 8001;
   int io_threads = 1;                             // threads running the io_context
   std::size_t max_header_bytes = 8192;            // larger request headers: 431
   std::size_t max_body_bytes = 16 * 1024 * 1024;  // larger bodies: 413

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "coinfer/net/router.hpp"
 #include "coinfer/serving/model_repository.hpp"
@@ -11,6 +13,9 @@ struct ServerInfo {
   std::string name = "coinfer";
   std::string version = "0.1.0";
 };
+
+// The protocol extensions the server metadata names (HTTP's GET /v2 and gRPC's ServerMetadata).
+std::span<const std::string_view> oip_extensions() noexcept;
 
 // Registers the Open Inference Protocol v2 REST routes on `router`:
 //   GET  /v2/health/live, /v2/health/ready, /v2

@@ -19,11 +19,12 @@ import tempfile
 import numpy as np
 import openai
 import requests
+import tritonclient.grpc as grpcclient
 import tritonclient.http as httpclient
 import websockets
 from tritonclient.utils import InferenceServerException
 
-from serve import config_copy, start_server  # tests/conformance/serve.py
+from serve import config_copy, read_grpc_address, start_server  # tests/conformance/serve.py
 
 FULL, DIGITS, SLOW = "sk-full-0c1d", "sk-digits-9a8b", "sk-slow-7e6f"
 
@@ -156,16 +157,43 @@ async def check_websockets(address):
     print("websockets: upgrade with the key, 401 without")
 
 
+def check_grpc(address):
+    """The same keys over gRPC (`authorization` metadata): a model the key may not use is
+    PERMISSION_DENIED, a key over its rate RESOURCE_EXHAUSTED, a wrong key UNAUTHENTICATED; the
+    repository index lists only the key's models."""
+    client = grpcclient.InferenceServerClient(address)
+    x = np.ones((1, 64), dtype=np.float32)
+    inp = grpcclient.InferInput("INPUT0", [1, 64], "FP32")
+    inp.set_data_from_numpy(x)
+
+    def auth(key):
+        return {"authorization": f"Bearer {key}"}
+
+    assert client.infer("digits", [inp], headers=auth(DIGITS)).as_numpy("label").shape == (1,)
+    expect(InferenceServerException, lambda: client.infer("identity", [inp], headers=auth(DIGITS)),
+           "StatusCode.PERMISSION_DENIED")
+    expect(InferenceServerException, lambda: client.infer("digits", [inp], headers=auth("sk-no")),
+           "StatusCode.UNAUTHENTICATED")
+    index = client.get_model_repository_index(headers=auth(DIGITS), as_json=True)["models"]
+    assert [m["name"] for m in index] == ["digits"], index
+    # The slow key's one request was spent over HTTP above: over its rate here too.
+    expect(InferenceServerException, lambda: client.infer("digits", [inp], headers=auth(SLOW)),
+           "StatusCode.RESOURCE_EXHAUSTED")
+    print("tritonclient.grpc: PERMISSION_DENIED, UNAUTHENTICATED, RESOURCE_EXHAUSTED as 403, 401, 429")
+
+
 def main():
     binary, default_toml = sys.argv[1:3]
     with tempfile.TemporaryDirectory() as directory:
         proc, address = start_server(binary, write_config(default_toml, directory))
         try:
+            grpc_address = read_grpc_address(proc)
             check_openai(address)
             check_tritonclient(address)
             check_requests_and_curl(address)
             check_stats_stream(address)
             asyncio.run(check_websockets(address))
+            check_grpc(grpc_address)
         finally:
             proc.send_signal(signal.SIGTERM)
             code = proc.wait(timeout=30)

@@ -17,10 +17,12 @@ import tempfile
 import numpy as np
 import openai
 import requests
+import tritonclient.grpc as grpcclient
 import tritonclient.http as httpclient
+from tritonclient.utils import InferenceServerException
 import websockets
 
-from serve import config_copy, start_server  # tests/conformance/serve.py
+from serve import config_copy, read_grpc_address, start_server  # tests/conformance/serve.py
 
 KEY = "sk-tls-5d4c"
 
@@ -82,6 +84,30 @@ def check_tritonclient(address, ca):
     print("tritonclient: infer with ssl=True, ssl_options={'ca_certs': ...}")
 
 
+def check_grpc(address, ca):
+    """tritonclient.grpc over TLS with the API key as `authorization` metadata; health calls
+    are public ([auth] public_paths), an infer without the key is UNAUTHENTICATED."""
+    client = grpcclient.InferenceServerClient(address, ssl=True, root_certificates=ca)
+    assert client.is_server_live()
+    x = np.full((1, 64), 4.0, dtype=np.float32)
+    inp = grpcclient.InferInput("INPUT0", list(x.shape), "FP32")
+    inp.set_data_from_numpy(x)
+    result = client.infer("digits", [inp], headers={"authorization": f"Bearer {KEY}"})
+    assert result.as_numpy("probabilities").shape == (1, 10)
+    try:
+        client.infer("digits", [inp])
+        raise AssertionError("an infer without a key was answered")
+    except InferenceServerException as e:
+        assert e.status() == "StatusCode.UNAUTHENTICATED", (e.status(), e.message())
+    try:
+        grpcclient.InferenceServerClient(address, ssl=True).is_server_live()
+        raise AssertionError("gRPC trusted an unknown CA")
+    except InferenceServerException:
+        pass
+    print("tritonclient.grpc: grpcs:// with the test CA, the key as metadata; UNAUTHENTICATED "
+          "without it, refused without the CA")
+
+
 async def check_websockets(address, ca):
     context = ssl.create_default_context(cafile=ca)
     header = {"Authorization": f"Bearer {KEY}"}
@@ -104,11 +130,13 @@ def main():
         config, ca = write_config(default_toml, directory)
         proc, address = start_server(binary, config, scheme="https")
         try:
+            grpc_address = read_grpc_address(proc, scheme="grpcs")
             check_curl(address, ca)
             check_requests(address, ca)
             check_openai(address, ca)
             check_tritonclient(address, ca)
             asyncio.run(check_websockets(address, ca))
+            check_grpc(grpc_address, ca)
         finally:
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(timeout=30) == 0

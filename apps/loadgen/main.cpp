@@ -25,6 +25,7 @@
 #include "coinfer/client/latency_histogram.hpp"
 #include "coinfer/client/ws_client.hpp"
 #include "coinfer/core/json_writer.hpp"
+#include "grpc_transport.hpp"
 
 namespace asio = boost::asio;
 using namespace coinfer;
@@ -38,16 +39,21 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 struct Url {
   bool websocket = false;  // ws://: OIP infer requests over the WebSocket endpoint
+  bool grpc = false;       // grpc://: ModelInfer calls of the OIP's gRPC service
   bool tls = false;        // https://
   std::string host;
   std::uint16_t port = 80;
   std::string target = "/";
 };
 
-// http[s]://host[:port][/target] or ws://host[:port][/target]
+// http[s]://host[:port][/target], ws://host[:port][/target] or grpc://host:port
 std::optional<Url> parse_url(std::string_view text) {
   Url url;
-  if (text.starts_with("ws://")) {
+  if (text.starts_with("grpc://")) {
+    url.grpc = true;
+    url.port = 8001;
+    text.remove_prefix(7);
+  } else if (text.starts_with("ws://")) {
     url.websocket = true;
     text.remove_prefix(5);
   } else if (text.starts_with("http://")) {
@@ -109,6 +115,7 @@ struct Options {
   int threads = 1;
   std::uint32_t timeout_ms = 10'000;
   std::string authorization;  // "Bearer <key>" from --api-key
+  std::vector<std::string> headers;  // --header: more HTTP header lines
   std::string ca_file;        // https://: --cacert
   bool json = false;
   // --find-max-qps
@@ -216,6 +223,7 @@ struct Shard {
   const Plan& plan;
   client::HttpClient& client;
   std::vector<WsConnection>& ws;  // empty over HTTP
+  loadgen::GrpcTransport* grpc;   // grpc:// only
   RunResult& result;
   Schedule schedule;
   std::size_t next_body = 0;  // --body-lines: the next line to send (one shard, one thread)
@@ -255,6 +263,10 @@ asio::awaitable<bool> ensure_open(Shard& s, WsConnection& c) {
 
 asio::awaitable<Outcome> send_request(Shard& s, int worker, WorkerResult& r) {
   const auto& o = s.options;
+  if (s.grpc) {
+    const int status = co_await s.grpc->infer(worker);
+    co_return Outcome{status, status == 0 ? Failure::connect : Failure::none};
+  }
   const std::string& body = o.bodies.empty() ? o.body : o.bodies[s.next_body++ % o.bodies.size()];
   if (s.ws.empty()) {
     const Status status =
@@ -347,12 +359,22 @@ void run_shard(const Options& o, const Plan& plan, RunResult& result) {
       client::HttpClientConfig{.max_idle_connections = static_cast<std::size_t>(plan.workers),
                                .request_timeout_ms = o.timeout_ms,
                                .authorization = o.authorization,
+                               .headers = o.headers,
                                .tls = o.url.tls,
                                .tls_ca_file = o.ca_file});
   std::vector<WsConnection> ws;
-  ws.reserve(static_cast<std::size_t>(plan.connections));
-  for (int i = 0; i < plan.connections; ++i) ws.emplace_back(io.get_executor());
-  Shard shard{o, plan, http, ws, result, Schedule(plan)};
+  if (o.url.websocket) {
+    ws.reserve(static_cast<std::size_t>(plan.connections));
+    for (int i = 0; i < plan.connections; ++i) ws.emplace_back(io.get_executor());
+  }
+  std::unique_ptr<loadgen::GrpcTransport> grpc;
+  if (o.url.grpc) {
+    std::string error;  // the body was parsed once in main(): no error here
+    grpc = loadgen::GrpcTransport::create(o.url.host + ":" + std::to_string(o.url.port),
+                                          plan.connections, o.body, o.authorization,
+                                          o.timeout_ms, error);
+  }
+  Shard shard{o, plan, http, ws, grpc.get(), result, Schedule(plan)};
   asio::co_spawn(io, run_workers(shard), [](std::exception_ptr e) {
     if (e) std::rethrow_exception(e);
   });
@@ -375,10 +397,12 @@ RunResult run(const Options& o, Mode mode, double rate, double warmup_s, double 
     const int shard_units = units / threads + (t < units % threads ? 1 : 0);
     if (shard_units == 0) continue;
     int shard_workers = shard_units, shard_connections = 0;
-    if (o.url.websocket && mode == Mode::open) {
+    // WebSocket and gRPC: many requests in flight per connection.
+    const bool multiplexed = o.url.websocket || o.url.grpc;
+    if (multiplexed && mode == Mode::open) {
       shard_connections = shard_units;
       shard_workers = shard_units * o.ws_in_flight;
-    } else if (o.url.websocket) {
+    } else if (multiplexed) {
       shard_connections = std::clamp(o.connections / threads, 1, shard_units);
     }
     plans.push_back({mode, shard_workers, shard_connections, rate * shard_units / units,
@@ -453,7 +477,7 @@ std::string run_json(const Options& o, Mode mode, double rate, const RunResult& 
   if (mode == Mode::closed) {
     out += ",\"concurrency\":";
     json_append_number(out, o.concurrency);
-    if (o.url.websocket) {
+    if (o.url.websocket || o.url.grpc) {
       out += ",\"connections\":";
       json_append_number(out, std::min(o.connections, o.concurrency));
     }
@@ -635,7 +659,7 @@ Status websocket_request(std::string& body) {
 
 int main(int argc, char** argv) {
   CLI::App cli{
-      "coinfer-loadgen: HTTP / OIP WebSocket load generator (closed loop, open loop, max-QPS "
+      "coinfer-loadgen: HTTP / OIP WebSocket / gRPC load generator (closed loop, open loop, max-QPS "
       "search)"};
   Options o;
   std::string method, body_file, mode = "closed", arrival = "constant";
@@ -652,6 +676,13 @@ int main(int argc, char** argv) {
   cli.add_option("--body-lines", body_lines, "file with one request body per line, sent in turn")
       ->excludes(body_opt)
       ->excludes(file_opt);
+  cli.add_option("--header", o.headers,
+                 "http[s]://: one more header line for every request, \"Name: value\" (repeatable)")
+      ->check([](const std::string& h) {
+        return h.find(':') == std::string::npos || h.find_first_of("\r\n") != std::string::npos
+                   ? std::string("expected \"Name: value\" on one line")
+                   : std::string();
+      });
   cli.add_option("--content-type", o.content_type, "Content-Type sent with a body")
       ->capture_default_str();
   cli.add_option("--duration-s", o.duration_s, "measured seconds")->capture_default_str();
@@ -670,11 +701,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"constant", "poisson"}))
       ->capture_default_str();
   cli.add_option("--connections", o.connections,
-                 "open loop: most connections (in flight); ws://: connections, both loops")
+                 "open loop: most connections (in flight); ws://, grpc://: connections, both loops")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cli.add_option("--ws-in-flight", o.ws_in_flight,
-                 "ws://, open loop: most requests in flight per connection")
+                 "ws://, grpc://, open loop: most requests in flight per connection")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cli.add_option("--threads", o.threads, "threads, each with its share of workers and rate")
@@ -711,8 +742,8 @@ int main(int argc, char** argv) {
   const auto url = parse_url(o.url_text);
   if (!url) {
     std::fprintf(stderr,
-                 "coinfer-loadgen: --url: expected http[s]://HOST[:PORT]/TARGET or "
-                 "ws://HOST[:PORT]/TARGET, got '%s'\n",
+                 "coinfer-loadgen: --url: expected http[s]://HOST[:PORT]/TARGET, "
+                 "ws://HOST[:PORT]/TARGET or grpc://HOST[:PORT], got '%s'\n",
                  o.url_text.c_str());
     return 2;
   }
@@ -761,6 +792,15 @@ int main(int argc, char** argv) {
     if (auto status = websocket_request(o.body); !o.bodies.empty() || !status.ok()) {
       std::fprintf(stderr, "coinfer-loadgen: --body: %s\n",
                    o.bodies.empty() ? status.message().c_str() : "--body-lines is HTTP only");
+      return 2;
+    }
+  }
+  if (o.url.grpc) {
+    std::string error;
+    if (!has_body || !o.bodies.empty() ||
+        !loadgen::GrpcTransport::create("localhost:1", 1, o.body, "", 0, error)) {
+      std::fprintf(stderr, "coinfer-loadgen: grpc:// needs --body or --body-file: %s\n",
+                   !has_body ? "a ModelInferRequest as JSON" : !o.bodies.empty() ? "--body-lines is HTTP only" : error.c_str());
       return 2;
     }
   }

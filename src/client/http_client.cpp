@@ -208,6 +208,7 @@ asio::awaitable<Attempt> HttpClient::State::exchange(Connection& c, net::Method 
   if (!config.authorization.empty()) {
     c.head.append("Authorization: ").append(config.authorization).append("\r\n");
   }
+  for (const std::string& header : config.headers) c.head.append(header).append("\r\n");
   if (!body.empty() || method == net::Method::post || method == net::Method::put ||
       method == net::Method::patch) {
     char digits[24];

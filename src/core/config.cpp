@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <utility>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -39,8 +40,9 @@ class TableReader {
     // fuzz/toml_config_fuzzer: priority_levels = 8446744073709551616e4).
     auto value = node->value_exact<std::int64_t>();
     if (!value) return fail(key, "expected an integer");
-    if (*value < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
-        static_cast<std::uint64_t>(*value) > std::numeric_limits<Int>::max()) {
+    // std::in_range: a negative value for a signed field is compared as the number it is
+    // (a cast to uint64_t made every negative value "out of range").
+    if (!std::in_range<Int>(*value)) {
       return fail(key, std::to_string(*value) + " is out of range");
     }
     field = static_cast<Int>(*value);

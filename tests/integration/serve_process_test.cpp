@@ -25,7 +25,7 @@ class ServeProcess {
   explicit ServeProcess(std::vector<std::string> extra_args = {"--model", "identity"}) {
     std::vector<std::string> args = {COINFER_SERVE_PATH, "--config",
                                      std::string(COINFER_SOURCE_DIR) + "/configs/default.toml",
-                                     "--port", "0", "--grpc-port", "0"};
+                                     "--port", "0", "--grpc-port", "-1"};  // gRPC: its own tests
     args.insert(args.end(), extra_args.begin(), extra_args.end());
     const Child child = spawn_with_stdout(std::move(args));
     pid_ = child.pid;

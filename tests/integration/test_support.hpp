@@ -58,9 +58,10 @@ class GatedIdentity final : public Model {
     open_ = open;
     changed_.notify_all();
   }
-  void wait_held() {
+  // Until forward() has been entered `calls` times in all.
+  void wait_held(int calls = 1) {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return held_ > 0; });
+    changed_.wait(lock, [this, calls] { return held_ >= calls; });
   }
   std::int64_t rows_seen() {
     std::lock_guard lock(mutex_);

@@ -109,6 +109,25 @@ TEST_CASE("wrong types and out-of-range values name the key") {
             .message() == "models.m.preferred_batch_sizes: expected an array of positive integers");
 }
 
+TEST_CASE("grpc_port defaults to 8001, takes 0 (any free port) and -1 (off), refuses the rest by key") {
+  Config config;
+  REQUIRE(parse_config("", config).ok());
+  CHECK(config.server.grpc_port == 8001);
+  Config off;
+  REQUIRE(parse_config("[server]\ngrpc_port = -1\n", off).ok());
+  CHECK(off.server.grpc_port == -1);
+  Config any;
+  REQUIRE(parse_config("[server]\ngrpc_port = 0\n", any).ok());
+  CHECK(any.server.grpc_port == 0);
+  Config bad;
+  CHECK(parse_config("[server]\ngrpc_port = 65536\n", bad).message() ==
+        "server.grpc_port: 65536 is not a port (0: any free port, -1: off)");
+  CHECK(parse_config("[server]\ngrpc_port = -2\n", bad).message() ==
+        "server.grpc_port: -2 is not a port (0: any free port, -1: off)");
+  CHECK(parse_config("[server]\ngrpc_port = \"8001\"\n", bad).message() ==
+        "server.grpc_port: expected an integer");
+}
+
 TEST_CASE("TOML syntax errors give the line") {
   Config config;
   const auto status = parse_config("[server\n", config);
@@ -119,6 +138,7 @@ TEST_CASE("TOML syntax errors give the line") {
 TEST_CASE("the effective config round-trips through TOML") {
   Config config;
   config.server.port = 1234;
+  config.server.grpc_port = 4321;
   ModelConfig model;
   // Moved-in strings: assigning literals here trips GCC 12's -Wrestrict false positive (PR 105329).
   model.name = std::string("m");
@@ -129,6 +149,7 @@ TEST_CASE("the effective config round-trips through TOML") {
   Config again;
   REQUIRE(parse_config(to_toml(config), again).ok());
   CHECK(again.server.port == 1234);
+  CHECK(again.server.grpc_port == 4321);
   REQUIRE(again.models.size() == 1);
   CHECK(again.models[0].version == "2");
   CHECK(again.models[0].preferred_batch_sizes == std::vector<int>{2, 4});

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "coinfer/core/status.hpp"
@@ -41,6 +42,9 @@ struct HttpClientConfig {
   std::size_t max_response_header_bytes = 64 * 1024;
   // Sent as the Authorization header of every request ("Bearer <API key>"); empty: none.
   std::string authorization{};
+  // More header lines sent with every request ("Inference-Header-Content-Length: 115"), as
+  // given: the caller keeps them free of CR and LF.
+  std::vector<std::string> headers{};
   // HTTPS: TLS 1.2+, the server's certificate verified against `tls_ca_file` (PEM; empty: the
   // system's trusted CAs) and the host name (or IP address) connected to.
   bool tls = false;

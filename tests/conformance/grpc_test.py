@@ -301,6 +301,7 @@ def check_stream(address, http_address):
             others[response.id] = result
     assert "request 'bad'" in errors[0] and "unknown model 'no_such_model'" in errors[0], errors
     np.testing.assert_allclose(others["sum"].as_numpy("OUTPUT1"), [3.0, 12.0])
+    assert others["sum"].get_response().parameters["triton_final_response"].bool_param
     text = "".join(pieces)
     assert len(pieces) > 2, pieces
     assert final.parameters["finish_reason"].string_param == "length", final.parameters

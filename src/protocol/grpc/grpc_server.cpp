@@ -4,8 +4,8 @@
 
 #include <grpcpp/grpcpp.h>
 #include <simdjson.h>
-#include <spdlog/spdlog.h>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -14,7 +14,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/as_tuple.hpp>
 #include <deque>
 #include <fstream>
 #include <list>
@@ -379,6 +378,9 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
     s = co_await endpoint->infer(decoder, request, ticket);
     if (!s.ok()) co_return s;
     grpc_codec::encode_infer(endpoint->metadata(), request, ticket.outputs(), res);
+    // On a stream every response says whether it is its request's last, as Triton's do (a
+    // client waiting for the flag, e.g. with enable_empty_final_response, finds it).
+    if (stream) (*res.mutable_parameters())["triton_final_response"].set_bool_param(true);
     if (request.cache_outcome.looked) {
       (*res.mutable_parameters())["cache"].set_string_param(
           std::string(cache_fields::outcome_name(request.cache_outcome)));

@@ -185,7 +185,7 @@ def check_infer(client, http_address, stub):
           f"statistics count {stats['inference_count']} digits rows")
 
 
-def check_errors(client, stub, pool):
+def check_errors(client, stub, pool, http_address):
     x = np.zeros((1, 4), dtype=np.float32)
     inp = grpcclient.InferInput("INPUT0", [1, 4], "FP32")
     inp.set_data_from_numpy(x)
@@ -222,7 +222,10 @@ def check_errors(client, stub, pool):
     tensor = request.inputs.add(name="INPUT0", datatype="FP32", shape=[1, 1])
     tensor.contents.fp32_contents.append(1.0)
     first = stub.ModelInfer.future(request, timeout=10)
-    time.sleep(0.3)
+    deadline = time.time() + 10
+    while metric(metrics(http_address), "coinfer_inference_queue_depth") < 1:  # it is queued
+        assert time.time() < deadline, "the first request never reached the queue"
+        time.sleep(0.05)
     try:
         stub.ModelInfer(request, timeout=10)
         raise AssertionError("a request beyond max_queue_size was queued")
@@ -370,7 +373,7 @@ def main():
             stub = service_pb2_grpc.GRPCInferenceServiceStub(grpc.insecure_channel(address))
             check_metadata(client)
             check_infer(client, http_address, stub)
-            check_errors(client, stub, pool)
+            check_errors(client, stub, pool, http_address)
             if not smollm2_installed(default_config):
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(timeout=30)

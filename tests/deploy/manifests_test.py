@@ -112,6 +112,8 @@ check(server_config.get("host") == "0.0.0.0", f"configmap.yaml listens on 0.0.0.
 ports = {p["name"]: p["containerPort"] for p in server["ports"]}
 check(ports.get("http") == server_config.get("port", 8000),
       f"the Deployment exposes the config's port {server_config.get('port', 8000)}")
+check(ports.get("grpc") == server_config.get("grpc_port", 8001),
+      f"the Deployment exposes the config's gRPC port {server_config.get('grpc_port', 8001)}")
 
 
 def config_path(spec, container):

@@ -51,6 +51,7 @@ class GrpcFixture {
   }
 
   GRPCInferenceService::Stub& stub() { return *stub_; }
+  std::uint16_t port() const { return server_->port(); }
   GatedIdentity& model() { return *model_; }
   const ModelMetrics& metrics() {
     Endpoint* endpoint = nullptr;
@@ -93,6 +94,18 @@ float sum_of(const ModelInferResponse& response) {
     std::memcpy(&sum, response.raw_output_contents(1).data(), sizeof sum);
   }
   return sum;
+}
+
+TEST_CASE("grpc: a port in use is refused with a message naming it") {
+  GrpcFixture f;
+  asio::io_context io;
+  ModelRepository repository;
+  ServerConfig config = test_config();
+  config.grpc_port = static_cast<std::int32_t>(f.port());
+  GrpcServer second(io.get_executor(), config, repository, nullptr);
+  const Status status = second.start();
+  CHECK(status.code() == Errc::unavailable);
+  CHECK(status.message() == "gRPC: cannot listen on 127.0.0.1:" + std::to_string(f.port()));
 }
 
 TEST_CASE("grpc: unary infers from eight client threads each get their own answer") {

@@ -715,6 +715,9 @@ Status GrpcServer::start() {
   builder.RegisterService(&state_->service);
   builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<std::size_t>(c.max_body_bytes, INT32_MAX)));
   builder.SetMaxSendMessageSize(-1);
+  // gRPC sets SO_REUSEPORT by default, which lets a second server bind a port in use and take
+  // part of its connections: refused instead, as the HTTP port is.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   state_->server = builder.BuildAndStart();
   if (!state_->server || state_->port == 0) {
     state_->server.reset();

@@ -17,9 +17,12 @@ import tempfile
 import threading
 import time
 
+import numpy as np
 import requests
+import tritonclient.grpc as grpcclient
+from tritonclient.utils import InferenceServerException
 
-from serve import SKIPPED, config_copy, smollm2_installed  # tests/conformance/serve.py
+from serve import SKIPPED, config_copy, read_grpc_address, smollm2_installed  # tests/conformance/serve.py
 
 DIGIT = [0, 0, 5, 13, 9, 0, 0, 0, 0, 0, 13, 16, 9, 15, 5, 1, 1, 3, 15, 3, 0, 11, 9, 0, 1, 3,
          12, 0, 1, 8, 7, 0, 0, 4, 7, 0, 0, 9, 7, 0, 0, 5, 10, 0, 2, 12, 7, 0, 0, 2, 13, 5, 9,
@@ -43,6 +46,7 @@ def start(binary, config, log_file, llm=False):
     if not line.startswith("listening on http://"):
         proc.kill()
         raise SystemExit(f"unexpected first line from coinfer-serve: {line!r}")
+    proc.grpc_address = read_grpc_address(proc)
     return proc, "http://" + line[len("listening on http://"):]
 
 
@@ -163,6 +167,17 @@ def run_json(proc, url, log_path, llm):
     check(len(ids) == 3 and all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids),
           f"missing or invalid ids are replaced by distinct generated ones: {ids}")
 
+    # A gRPC call has its access line too: method GRPC, the RPC as target, the model, the
+    # outcome as HTTP's status and gRPC's code.
+    x = grpcclient.InferInput("INPUT0", [1, 64], "FP32")
+    x.set_data_from_numpy(np.array(INFER["inputs"][0]["data"], dtype=np.float32).reshape(1, 64))
+    grpc_client = grpcclient.InferenceServerClient(proc.grpc_address)
+    grpc_client.infer("digits", [x], request_id="grpc-7")
+    try:
+        grpc_client.get_model_metadata("no_such_model")
+    except InferenceServerException:
+        pass
+
     # A text endpoint adds its tokenization; an error still has an id and a total.
     r = requests.post(url + "/v1/embeddings", json={"model": "minilm", "input": ["a cat sat"]},
                       timeout=30)
@@ -198,8 +213,8 @@ def run_json(proc, url, log_path, llm):
           f"a stats message a second: {len(stats)} in {streamed:.1f} s")
     digits = [next(x for x in m["models"] if x["name"] == "digits") for m in stats]
     counted = sum(d["success"] for d in digits)
-    check(counted == sent + 4,  # and the 4 before the loop
-          f"the stream's windows count every digits request once: {counted} for {sent} + 4")
+    check(counted == sent + 5,  # and the 4 over HTTP and the one over gRPC before the loop
+          f"the stream's windows count every digits request once: {counted} for {sent} + 5")
     check(sum(d["failure"] for d in digits) == 1, "... and the one that failed (400)")
     busy = [d for d in digits if d["requests_per_s"] > 0]
     check(busy and all(d["latency_ms"]["p50"] is not None and d["latency_ms"]["p99"] >=
@@ -245,9 +260,19 @@ def run_json(proc, url, log_path, llm):
           mine[0]["target"] == "/v2/models/digits/infer" and mine[0]["bytes"] > 0 and
           "compute;dur=" in mine[0]["server_timing"] and mine[0]["duration_ms"] >= 0,
           f"the access line of the request with id order-42: {mine}")
+    grpc_lines = [p for p in access if p.get("method") == "GRPC"]
+    infer = [p for p in grpc_lines if p.get("request_id") == "grpc-7"]
+    check(len(infer) == 1 and infer[0]["target"] == "/inference.GRPCInferenceService/ModelInfer"
+          and infer[0]["model"] == "digits" and infer[0]["status"] == 200
+          and infer[0]["grpc_status"] == 0 and infer[0]["duration_ms"] >= 0,
+          f"the access line of the gRPC infer with id grpc-7: {infer}")
+    unknown = [p for p in grpc_lines if p.get("model") == "no_such_model"]
+    check(len(unknown) == 1 and unknown[0]["status"] == 404 and unknown[0]["grpc_status"] == 5
+          and unknown[0]["target"].endswith("/ModelMetadata"),
+          f"the gRPC NOT_FOUND's access line: {unknown}")
     bad = [p for p in access if p.get("request_id") == "bad-1"]
     check(len(bad) == 1 and bad[0]["status"] == 400, f"the 400's access line: {bad}")
-    expected = sent + 6 + (1 if llm else 0)  # and the stats stream's own, once it ended
+    expected = sent + 6 + 2 + (1 if llm else 0)  # and the stats stream's own, once it ended
     check(len(access) >= expected, f"an access line per request: {len(access)} for {expected}+")
 
 

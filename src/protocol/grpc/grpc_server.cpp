@@ -14,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <charconv>
 #include <deque>
 #include <fstream>
 #include <list>
@@ -26,6 +27,7 @@
 #include "../triton_generate.hpp"
 #include "coinfer/core/access.hpp"
 #include "coinfer/core/json_writer.hpp"
+#include "coinfer/core/log.hpp"
 #include "coinfer/serving/generation_endpoint.hpp"
 #include "coinfer/serving/model_repository.hpp"
 #include "grpc_service.grpc.pb.h"
@@ -96,6 +98,33 @@ std::chrono::microseconds deadline_left(const grpc::CallbackServerContext* ctx) 
   const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
       deadline - std::chrono::system_clock::now());
   return std::max(left, std::chrono::microseconds(1));
+}
+
+// The access log's line for one gRPC request ([log] access): the HTTP lines' fields, with
+// method GRPC, the RPC as target, the model, and the outcome as the HTTP status the same
+// outcome gets (200 for OK) beside the gRPC code.
+void log_access(std::string_view rpc, std::string_view model, std::string_view id,
+                const Tenant* tenant, const Status& status,
+                std::chrono::steady_clock::time_point started) {
+  if (!log::access_enabled()) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                              started).count();
+  const std::string http = std::to_string(status.ok() ? 200 : http_status(status.code()));
+  const std::string code = std::to_string(static_cast<int>(to_grpc(status).error_code()));
+  char ms_text[32];
+  const auto ms_end = std::to_chars(ms_text, ms_text + sizeof ms_text, ms,
+                                    std::chars_format::fixed, 3).ptr;
+  std::string target = "/inference.GRPCInferenceService/";
+  target += rpc;
+  log::event(log::Level::info, "access",
+             {{"request_id", id.empty() ? std::string_view("-") : id},
+              {"method", "GRPC"},
+              {"target", target},
+              {"model", model.empty() ? std::string_view("-") : model},
+              {"status", http, true},
+              {"grpc_status", code, true},
+              {"duration_ms", {ms_text, static_cast<std::size_t>(ms_end - ms_text)}, true},
+              {"tenant", tenant ? std::string_view(tenant->name()) : std::string_view("-")}});
 }
 
 std::string read_file(const std::string& path) {
@@ -217,20 +246,22 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
 
   // A call answered at once, on gRPC's thread (nothing to wait for).
   template <class Fill>
-  grpc::ServerUnaryReactor* answer(grpc::CallbackServerContext* ctx, std::string_view path,
-                                   Fill fill) {
+  grpc::ServerUnaryReactor* answer(grpc::CallbackServerContext* ctx, std::string_view rpc,
+                                   std::string_view model, std::string_view path, Fill fill) {
+    const auto started = std::chrono::steady_clock::now();
     auto* reactor = ctx->DefaultReactor();
     const Tenant* tenant = nullptr;
     Status s = authenticate(ctx, path, tenant);
     if (s.ok()) s = fill(tenant);
     reactor->Finish(to_grpc(s, tenant ? tenant->retry_after_s() : 1));
+    log_access(rpc, model, {}, tenant, s, started);
     return reactor;
   }
 
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* ctx,
                                        const inference::ServerLiveRequest*,
                                        inference::ServerLiveResponse* res) override {
-    return answer(ctx, "/v2/health/live", [&](const Tenant*) {
+    return answer(ctx, "ServerLive", {}, "/v2/health/live", [&](const Tenant*) {
       res->set_live(true);
       return Status();
     });
@@ -238,7 +269,7 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* ctx,
                                         const inference::ServerReadyRequest*,
                                         inference::ServerReadyResponse* res) override {
-    return answer(ctx, "/v2/health/ready", [&](const Tenant*) {
+    return answer(ctx, "ServerReady", {}, "/v2/health/ready", [&](const Tenant*) {
       res->set_ready(repo_.all_ready() && !draining());
       return Status();
     });
@@ -246,7 +277,7 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* ctx,
                                            const inference::ServerMetadataRequest*,
                                            inference::ServerMetadataResponse* res) override {
-    return answer(ctx, "/v2", [&](const Tenant*) {
+    return answer(ctx, "ServerMetadata", {}, "/v2", [&](const Tenant*) {
       res->set_name(info_.name);
       res->set_version(info_.version);
       for (std::string_view e : oip_extensions()) res->add_extensions(std::string(e));
@@ -256,7 +287,7 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* ctx,
                                        const inference::ModelReadyRequest* req,
                                        inference::ModelReadyResponse* res) override {
-    return answer(ctx, {}, [&](const Tenant* tenant) {
+    return answer(ctx, "ModelReady", req->name(), {}, [&](const Tenant* tenant) {
       GenerationEndpoint* generator = nullptr;
       Endpoint* endpoint = nullptr;
       Status s = find(req->name(), req->version(), tenant, endpoint, generator);
@@ -267,7 +298,7 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* ctx,
                                           const inference::ModelMetadataRequest* req,
                                           inference::ModelMetadataResponse* res) override {
-    return answer(ctx, {}, [&](const Tenant* tenant) {
+    return answer(ctx, "ModelMetadata", req->name(), {}, [&](const Tenant* tenant) {
       GenerationEndpoint* generator = nullptr;
       Endpoint* endpoint = nullptr;
       Status s = find(req->name(), req->version(), tenant, endpoint, generator);
@@ -278,7 +309,7 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* ctx,
                                         const inference::ModelConfigRequest* req,
                                         inference::ModelConfigResponse* res) override {
-    return answer(ctx, {}, [&](const Tenant* tenant) {
+    return answer(ctx, "ModelConfig", req->name(), {}, [&](const Tenant* tenant) {
       GenerationEndpoint* generator = nullptr;
       Endpoint* endpoint = nullptr;
       Status s = find(req->name(), req->version(), tenant, endpoint, generator);
@@ -296,7 +327,7 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   grpc::ServerUnaryReactor* RepositoryIndex(grpc::CallbackServerContext* ctx,
                                             const inference::RepositoryIndexRequest* req,
                                             inference::RepositoryIndexResponse* res) override {
-    return answer(ctx, "/v2/repository/index", [&](const Tenant* tenant) {
+    return answer(ctx, "RepositoryIndex", {}, "/v2/repository/index", [&](const Tenant* tenant) {
       for (const auto& e : repo_.endpoints()) {
         if (!ModelRepository::visible(*e, tenant)) continue;
         if (req->ready() && e->state() != ModelState::ready) continue;
@@ -319,19 +350,23 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   grpc::ServerUnaryReactor* ModelStatistics(grpc::CallbackServerContext* ctx,
                                             const inference::ModelStatisticsRequest* req,
                                             inference::ModelStatisticsResponse* res) override {
-    return answer(ctx, {}, [&](const Tenant* tenant) { return statistics(*req, tenant, *res); });
+    return answer(ctx, "ModelStatistics", req->name(), {}, [&](const Tenant* tenant) {
+      return statistics(*req, tenant, *res);
+    });
   }
 
   grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* ctx,
                                        const ModelInferRequest* req,
                                        ModelInferResponse* res) override {
     return UnaryCall::spawn(io_, [this, ctx, req, res]() -> asio::awaitable<grpc::Status> {
+      const auto started = std::chrono::steady_clock::now();
       const Tenant* tenant = nullptr;
       Status s = authenticate(ctx, {}, tenant);
       TenantPermit permit;
       if (s.ok() && tenant) s = tenant->admit(permit);
       if (s.ok() && draining()) s = Status(Errc::unavailable, "the server is shutting down");
       if (s.ok()) s = co_await infer(*req, ctx, tenant, *res, nullptr);
+      log_access("ModelInfer", req->model_name(), req->id(), tenant, s, started);
       co_return to_grpc(s, tenant ? tenant->retry_after_s() : 1);
     });
   }
@@ -344,6 +379,7 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
     auto call = std::make_shared<StreamCall>(*this, ctx, tenant);
     call->hold();  // until OnDone
     if (!s.ok()) {
+      log_access("ModelStreamInfer", {}, {}, tenant, s, std::chrono::steady_clock::now());
       call->Finish(to_grpc(s));
       return call.get();
     }
@@ -603,6 +639,7 @@ void StreamCall::read_done(bool ok) {
 }
 
 asio::awaitable<void> StreamCall::handle(std::unique_ptr<ModelInferRequest> request) {
+  const auto started = std::chrono::steady_clock::now();
   ModelStreamInferResponse response;
   TenantPermit permit;  // each request counts against the key's limits, as an HTTP request
   Status s;
@@ -611,6 +648,7 @@ asio::awaitable<void> StreamCall::handle(std::unique_ptr<ModelInferRequest> requ
   if (s.ok()) {
     s = co_await service_.infer(*request, ctx_, tenant_, *response.mutable_infer_response(), this);
   }
+  log_access("ModelStreamInfer", request->model_name(), request->id(), tenant_, s, started);
   if (!s.ok()) {
     // Triton's stream errors: the message, the stream left open for the next request. The
     // request's id leads, so that a client with several in flight can tell which failed.

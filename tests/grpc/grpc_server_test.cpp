@@ -190,7 +190,7 @@ TEST_CASE("grpc: a cancelled call's queued request is dropped before compute") {
   CHECK(f.model().rows_seen() == 1);  // the held request's row only
 }
 
-TEST_CASE("grpc: stop() finishes an idle stream, lets a running call finish and releases the io_context") {
+TEST_CASE("grpc: stop() ends an idle stream UNAVAILABLE, lets a running call finish and releases the io_context") {
   GrpcFixture f;
   grpc::ClientContext idle_context;
   auto idle = f.stub().ModelStreamInfer(&idle_context);
@@ -212,7 +212,9 @@ TEST_CASE("grpc: stop() finishes an idle stream, lets a running call finish and 
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ModelStreamInferResponse none;
   CHECK_FALSE(idle->Read(&none));  // the server finished the idle stream
-  CHECK(idle->Finish().ok());
+  const grpc::Status ended = idle->Finish();
+  CHECK(ended.error_code() == grpc::StatusCode::UNAVAILABLE);
+  CHECK(ended.error_message() == "the server is shutting down");
   f.model().set_open(true);
   running.join();
   stopper.join();

@@ -37,7 +37,7 @@ class GrpcServer {
   Status start();
   std::uint16_t port() const noexcept;
   // Graceful stop, callable from any thread; returns at once. No new calls are taken; streams
-  // with nothing in flight are finished, further messages on busy ones answered UNAVAILABLE;
+  // are not read further and end UNAVAILABLE once their requests in flight are answered;
   // calls in flight get drain_timeout_ms, then are cancelled. Then `io` is released.
   void stop();
 

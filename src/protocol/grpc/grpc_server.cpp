@@ -702,7 +702,15 @@ void StreamCall::maybe_finish() {
   if (!(reads_done_ || cancelled_ || draining_)) return;
   if (!writes_.empty() && !cancelled_) return;
   finished_ = true;
-  Finish(cancelled_ ? grpc::Status::CANCELLED : grpc::Status::OK);
+  if (cancelled_) {
+    Finish(grpc::Status::CANCELLED);
+  } else if (!reads_done_) {
+    // Ended by the drain while the client may still send: what it sent after the last answer
+    // was not read, and it should take further requests elsewhere.
+    Finish(to_grpc(Status(Errc::unavailable, "the server is shutting down")));
+  } else {
+    Finish(grpc::Status::OK);
+  }
 }
 
 }  // namespace

@@ -174,6 +174,42 @@ inline std::shared_ptr<WordPieceTokenizer> small_tokenizer() {
   return tokenizer;
 }
 
+// Hands out heap blocks of exactly the bytes asked for (ASan guards their ends), or fails
+// with `result` like a full queue.
+class ExactSink final : public InputSink {
+ public:
+  ExactSink(const ModelMetadata& model, Status result)
+      : model_(model), result_(std::move(result)) {}
+
+  Status allocate(std::span<const Shape> shapes, const Parameters&,
+                  std::span<std::span<std::byte>> destinations) override {
+    ++calls;
+    check(shapes.size() == model_.inputs.size() && destinations.size() == shapes.size(),
+          "sink: one shape and one destination per model input");
+    if (!result_.ok()) return result_;
+    blocks.clear();
+    for (std::size_t m = 0; m < shapes.size(); ++m) {
+      check(shape_matches(model_.inputs[m].shape, shapes[m]), "sink: shape fits the model");
+      const std::int64_t count = element_count(shapes[m]);
+      check(count >= 0, "sink: no -1 left in a shape");
+      const std::size_t bytes =
+          static_cast<std::size_t>(count) * element_size(model_.inputs[m].dtype);
+      blocks.emplace_back(bytes ? new std::byte[bytes] : nullptr);
+      if (model_.inputs[m].dtype != DType::Bytes) destinations[m] = {blocks.back().get(), bytes};
+    }
+    this->shapes.assign(shapes.begin(), shapes.end());
+    return {};
+  }
+
+  int calls = 0;
+  std::vector<Shape> shapes;
+  std::vector<std::unique_ptr<std::byte[]>> blocks;
+
+ private:
+  const ModelMetadata& model_;
+  Status result_;
+};
+
 // The fixed-size element types, each served by an echo model "echo_<type>" with one input
 // "INPUT0" of shape [-1, -1].
 inline constexpr DType kFixedTypes[] = {DType::Bool,   DType::UInt8, DType::UInt16, DType::UInt32,

@@ -13,6 +13,7 @@
 
 using namespace coinfer;
 using coinfer::fuzz::check;
+using coinfer::fuzz::ExactSink;
 
 namespace {
 
@@ -41,29 +42,6 @@ std::vector<ModelMetadata> make_models() {
   models.push_back(fixed);
   return models;
 }
-
-class ExactSink final : public InputSink {
- public:
-  explicit ExactSink(const ModelMetadata& model) : model_(model) {}
-  Status allocate(std::span<const Shape> shapes, const Parameters&,
-                  std::span<std::span<std::byte>> destinations) override {
-    ++calls;
-    check(shapes.size() == model_.inputs.size(), "sink: one shape per model input");
-    for (std::size_t m = 0; m < shapes.size(); ++m) {
-      check(shape_matches(model_.inputs[m].shape, shapes[m]), "sink: shape fits the model");
-      const std::size_t bytes =
-          static_cast<std::size_t>(element_count(shapes[m])) * element_size(model_.inputs[m].dtype);
-      blocks.emplace_back(bytes ? new std::byte[bytes] : nullptr);
-      if (model_.inputs[m].dtype != DType::Bytes) destinations[m] = {blocks.back().get(), bytes};
-    }
-    return {};
-  }
-  int calls = 0;
-  std::vector<std::unique_ptr<std::byte[]>> blocks;
-
- private:
-  const ModelMetadata& model_;
-};
 
 }  // namespace
 
@@ -106,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             "one output and one raw entry per requested output");
     }
     InferRequest sunk;
-    ExactSink sink(model);
+    ExactSink sink(model, {});
     const Status status = decoder.decode(model, sunk, &sink);
     check(sink.calls <= 1, "allocate is called at most once");
     if (status.ok()) check(sink.calls == 1, "a decoded request allocated its destinations");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "coinfer/core/half.hpp"
+#include "input_checks.hpp"
 
 namespace coinfer {
 
@@ -25,9 +26,6 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-// Beyond this a shape is rejected before anything is allocated. The body bound below is
-// usually tighter; this one keeps element_count arithmetic far from overflow.
-constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
 // Nesting of "data" arrays (and of ignored values); deeper than any real tensor rank, shallow
 // enough for the stack.
 constexpr int kMaxDataDepth = 64;
@@ -64,14 +62,7 @@ std::string indexed(std::string_view base, std::size_t index) {
   return path;
 }
 
-std::string input_path(std::size_t input, std::string_view field = {}) {
-  std::string path = indexed("inputs", input);
-  if (!field.empty()) {
-    path += '.';
-    path += field;
-  }
-  return path;
-}
+using input_checks::input_path;
 
 // "<path>: expected an array, got object", or the JSON error if the value is not even that.
 Status wrong_type(std::string path, std::string_view expected, od::value& value) {
@@ -741,47 +732,13 @@ class TwoPassInferDecoder {
     plan_.model_input.push_back(m);
     const TensorSpec& spec = model_.inputs[m];
 
-    const std::optional<DType> dtype = parse_dtype(fields.datatype);
-    if (!dtype) {
-      return Status::invalid(input_path(index, "datatype") + ": unknown datatype '" +
-                             std::string(fields.datatype) + "'");
+    std::int64_t count = 0;
+    if (Status s = input_checks::check_input(model_, spec, index, fields.datatype, fields.shape,
+                                             batch_, count);
+        !s.ok()) {
+      return s;
     }
-    if (*dtype != spec.dtype) {
-      return Status::invalid(input_path(index, "datatype") + ": expected " +
-                             std::string(to_string(spec.dtype)) + ", got " +
-                             std::string(fields.datatype));
-    }
-
     const Shape& shape = fields.shape;
-    if (!shape_matches(spec.shape, shape)) {
-      return Status::invalid(input_path(index, "shape") + ": " + to_string(shape) +
-                             " does not match the model's " + to_string(spec.shape));
-    }
-    if (model_.max_batch_size > 0 && !shape.empty()) {
-      if (shape[0] > model_.max_batch_size) {
-        return Status::invalid(input_path(index, "shape") + "[0]: batch size " +
-                               std::to_string(shape[0]) + " exceeds max_batch_size " +
-                               std::to_string(model_.max_batch_size));
-      }
-      if (batch_input_ < 0) {
-        batch_input_ = static_cast<std::int64_t>(index);
-        batch_size_ = shape[0];
-      } else if (shape[0] != batch_size_) {
-        return Status::invalid(input_path(index, "shape") + "[0]: batch size " +
-                               std::to_string(shape[0]) + " differs from " +
-                               input_path(static_cast<std::size_t>(batch_input_)) + "'s " +
-                               std::to_string(batch_size_));
-      }
-    }
-
-    // Checked before allocating: a few bytes of shape must not buy gigabytes of tensor.
-    std::int64_t count = 1;
-    for (std::int64_t dim : shape) {
-      if (dim > kMaxElements || (count *= dim) > kMaxElements) {
-        return Status::invalid(input_path(index, "shape") + ": " + to_string(shape) +
-                               " has more than " + std::to_string(kMaxElements) + " elements");
-      }
-    }
     // Each element takes at least one byte plus a separator (binary data is checked exactly).
     if (!fields.binary && count > 0 && static_cast<std::uint64_t>(count) > body_size_ / 2 + 1) {
       return Status::invalid(input_path(index, "data") + ": shape " + to_string(shape) + " needs " +
@@ -984,8 +941,7 @@ class TwoPassInferDecoder {
   RequestPlan& plan_;
   InferRequest& out_;
   InputSink& sink_;
-  std::int64_t batch_input_ = -1;  // request index of the first input with a batch dimension
-  std::int64_t batch_size_ = 0;
+  input_checks::BatchDimension batch_;
 };
 
 }  // namespace

@@ -8,6 +8,9 @@
 #include <atomic>
 #include <thread>
 
+#include <simdjson.h>
+
+#include "../integration/test_process.hpp"
 #include "../integration/test_support.hpp"
 #include "coinfer/protocol/grpc_server.hpp"
 #include "grpc_service.grpc.pb.h"
@@ -219,6 +222,39 @@ TEST_CASE("grpc: stop() ends an idle stream UNAVAILABLE, lets a running call fin
   running.join();
   stopper.join();
 }
+
+#ifdef COINFER_LOADGEN_PATH
+TEST_CASE("grpc: coinfer-loadgen grpc:// sends ModelInfer calls from a JSON-mapped request") {
+  GrpcFixture f;
+  const std::string url = "grpc://127.0.0.1:" + std::to_string(f.port());
+  auto run = [&](std::string body) {
+    return run_process(COINFER_LOADGEN_PATH,
+                       {"--url", url, "--body", std::move(body), "--concurrency", "4",
+                        "--connections", "2", "--duration-s", "0.3", "--warmup-s", "0", "--json"});
+  };
+  const std::string request =
+      R"({"model_name": "identity", "inputs": [{"name": "INPUT0", "datatype": "FP32",)"
+      R"( "shape": [1, 2], "contents": {"fp32_contents": [1, 2]}}]})";
+  const auto ok = run(request);
+  REQUIRE(ok.exit_code == 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element json = parser.parse(ok.out);
+  CHECK(int64_t(json["requests"]) > 0);
+  CHECK(int64_t(json["ok"]) == int64_t(json["requests"]));
+  CHECK(int64_t(json["connections"]) == 2);
+
+  // gRPC failures count under the HTTP status of the same outcome.
+  std::string unknown = request;
+  unknown.replace(unknown.find("identity"), 8, "nope");
+  const auto missing = run(unknown);
+  REQUIRE(missing.exit_code == 0);
+  simdjson::dom::element errors = parser.parse(missing.out);
+  CHECK(int64_t(errors["ok"]) == 0);
+  CHECK(int64_t(errors["errors_by_status"]["404"]) == int64_t(errors["requests"]));
+
+  CHECK(run(R"({"model_name": 7})").exit_code == 2);  // not a ModelInferRequest: refused
+}
+#endif
 
 }  // namespace
 }  // namespace coinfer::test

@@ -281,6 +281,44 @@ TEST_CASE("coinfer-loadgen runs a closed loop and counts error statuses by code"
   CHECK(int64_t(json["errors_by_status"]["404"]) == int64_t(json["requests"]));
 }
 
+TEST_CASE("coinfer-loadgen --header sends its lines with every request: binary tensor data") {
+  TestServer server;
+  // The JSON header, then INPUT0's two FP32 elements as raw bytes.
+  std::string body =
+      R"({"inputs":[{"name":"INPUT0","shape":[1,2],"datatype":"FP32","parameters":{"binary_data_size":8}}]})";
+  const std::string header_length = std::to_string(body.size());
+  const float values[2] = {1.0f, 2.0f};
+  body.append(reinterpret_cast<const char*>(values), sizeof values);
+  char path[] = "/tmp/coinfer-loadgen-body-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size()));
+  close(fd);
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"--url", infer_url(server.port()), "--body-file", path,
+                                     "--content-type", "application/octet-stream",
+                                     "--concurrency", "2", "--duration-s", "0.3",
+                                     "--warmup-s", "0", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_loadgen(args);
+  };
+  const auto with = run({"--header", "Inference-Header-Content-Length: " + header_length});
+  const auto without = run({});
+  const auto bad = run({"--header", "no colon here"});
+  unlink(path);
+  REQUIRE(with.exit_code == 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element ok = parser.parse(with.out);
+  CHECK(int64_t(ok["requests"]) > 0);
+  CHECK(int64_t(ok["ok"]) == int64_t(ok["requests"]));
+  // Without the header the body is not JSON the server can take.
+  REQUIRE(without.exit_code == 0);
+  simdjson::dom::element refused = parser.parse(without.out);
+  CHECK(int64_t(refused["ok"]) == 0);
+  CHECK(int64_t(refused["errors"]) == int64_t(refused["requests"]));
+  CHECK(bad.exit_code != 0);  // a header line without "Name:" is refused at start
+}
+
 TEST_CASE("coinfer-loadgen --find-max-qps reports each step and the highest passing rate") {
   TestServer server;
   const auto run =

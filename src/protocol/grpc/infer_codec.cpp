@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "coinfer/core/json_writer.hpp"
+#include "../input_checks.hpp"
 
 namespace coinfer::grpc_codec {
 namespace {
@@ -17,17 +18,8 @@ using inference::InferTensorContents;
 using inference::ModelInferRequest;
 using inference::ModelInferResponse;
 
-// A request's elements, at most (the JSON decoder's bound): a few bytes of shape must not buy
-// gigabytes of tensor.
-constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
-
 std::string input_path(int index, std::string_view field = {}) {
-  std::string path = "inputs[" + std::to_string(index) + "]";
-  if (!field.empty()) {
-    path += '.';
-    path += field;
-  }
-  return path;
+  return input_checks::input_path(static_cast<std::size_t>(index), field);
 }
 
 Status read_parameter(const std::string& key, const InferParameter& p, std::string_view where,
@@ -200,8 +192,7 @@ Status InferDecoder::decode(const ModelMetadata& model, InferRequest& out, Input
   // Pass 1: every input matched to a model input, its datatype and shape checked.
   std::vector<int> supplied_by(model.inputs.size(), -1);
   std::vector<Shape> shapes(model.inputs.size());
-  std::int64_t batch_size = -1;
-  int batch_input = -1;
+  input_checks::BatchDimension batch;
   for (int i = 0; i < r.inputs_size(); ++i) {
     const auto& input = r.inputs(i);
     std::size_t m = 0;
@@ -214,43 +205,12 @@ Status InferDecoder::decode(const ModelMetadata& model, InferRequest& out, Input
       return Status::invalid(input_path(i, "name") + ": duplicate input '" + input.name() + "'");
     }
     supplied_by[m] = i;
-    const TensorSpec& spec = model.inputs[m];
-    const std::optional<DType> dtype = parse_dtype(input.datatype());
-    if (!dtype) {
-      return Status::invalid(input_path(i, "datatype") + ": unknown datatype '" +
-                             input.datatype() + "'");
-    }
-    if (*dtype != spec.dtype) {
-      return Status::invalid(input_path(i, "datatype") + ": expected " +
-                             std::string(to_string(spec.dtype)) + ", got " + input.datatype());
-    }
     Shape shape(input.shape().begin(), input.shape().end());
-    if (!shape_matches(spec.shape, shape) ||
-        std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d < 0; })) {
-      return Status::invalid(input_path(i, "shape") + ": " + to_string(shape) +
-                             " does not match the model's " + to_string(spec.shape));
-    }
-    if (model.max_batch_size > 0 && !shape.empty()) {
-      if (shape[0] > model.max_batch_size) {
-        return Status::invalid(input_path(i, "shape") + "[0]: batch size " +
-                               std::to_string(shape[0]) + " exceeds max_batch_size " +
-                               std::to_string(model.max_batch_size));
-      }
-      if (batch_input < 0) {
-        batch_input = i;
-        batch_size = shape[0];
-      } else if (shape[0] != batch_size) {
-        return Status::invalid(input_path(i, "shape") + "[0]: batch size " +
-                               std::to_string(shape[0]) + " differs from " +
-                               input_path(batch_input) + "'s " + std::to_string(batch_size));
-      }
-    }
-    std::int64_t count = 1;
-    for (std::int64_t dim : shape) {
-      if (dim > kMaxElements || (count *= dim) > kMaxElements) {
-        return Status::invalid(input_path(i, "shape") + ": " + to_string(shape) +
-                               " has more than " + std::to_string(kMaxElements) + " elements");
-      }
+    std::int64_t count = 0;
+    if (Status s = input_checks::check_input(model, model.inputs[m], static_cast<std::size_t>(i),
+                                             input.datatype(), shape, batch, count);
+        !s.ok()) {
+      return s;
     }
     // The elements must be in the message: each takes at least one byte (BOOL packed, BYTES
     // a 4-byte length), so a shape larger than the message is refused before allocating.

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -367,14 +368,23 @@ void run_shard(const Options& o, const Plan& plan, RunResult& result) {
     ws.reserve(static_cast<std::size_t>(plan.connections));
     for (int i = 0; i < plan.connections; ++i) ws.emplace_back(io.get_executor());
   }
-  std::unique_ptr<loadgen::GrpcTransport> grpc;
+  loadgen::GrpcTransport* grpc = nullptr;
   if (o.url.grpc) {
+    // Kept until the process exits, never destroyed: with gRPC 1.51 (Debian) releasing the
+    // last channel that made callback calls while gRPC's threads still run its completion
+    // queue freed that queue twice (an ASan report in CI, the process aborted). Reachable
+    // from a static, so not a leak to LeakSanitizer.
+    static std::mutex kept_mutex;
+    static auto* kept = new std::vector<std::unique_ptr<loadgen::GrpcTransport>>();
     std::string error;  // the body was parsed once in main(): no error here
-    grpc = loadgen::GrpcTransport::create(o.url.host + ":" + std::to_string(o.url.port),
-                                          plan.connections, o.body, o.authorization,
-                                          o.timeout_ms, error);
+    auto transport = loadgen::GrpcTransport::create(o.url.host + ":" + std::to_string(o.url.port),
+                                                    plan.connections, o.body, o.authorization,
+                                                    o.timeout_ms, error);
+    grpc = transport.get();
+    std::lock_guard lock(kept_mutex);
+    kept->push_back(std::move(transport));
   }
-  Shard shard{o, plan, http, ws, grpc.get(), result, Schedule(plan)};
+  Shard shard{o, plan, http, ws, grpc, result, Schedule(plan)};
   asio::co_spawn(io, run_workers(shard), [](std::exception_ptr e) {
     if (e) std::rethrow_exception(e);
   });

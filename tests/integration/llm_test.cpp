@@ -497,6 +497,7 @@ TEST_CASE("llm: a full generation queue answers 503 and a passed timeout ends a 
     generation::GenerationRequest r;
     REQUIRE(engine->tokenizer().encode("Hello there", r.prompt, Tokenizer::no_truncation).ok());
     r.max_tokens = 8;
+    r.ignore_eos = true;  // sampled at temperature 1 without a seed: an early end of text would be "stop"
     return r;
   };
   // One runs, one waits; with one place in the queue a third submission finds it taken.

@@ -53,6 +53,12 @@ class ResponseParser final : public http::basic_parser<false> {
                      beast::error_code&) override {
     if (name == http::field::content_type) {
       out_.content_type.assign(value.data(), value.size());
+    } else if (name == http::field::etag) {
+      out_.etag.assign(value.data(), value.size());
+    } else if (name == http::field::content_length) {
+      std::int64_t n = -1;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      out_.content_length = (ec == std::errc{} && end == value.data() + value.size()) ? n : -1;
     } else if (name == http::field::retry_after) {
       int seconds = -1;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
@@ -105,7 +111,7 @@ struct HttpClient::State {
       : executor(std::move(ex)),
         host(std::move(h)),
         port(p),
-        host_header(host + ":" + std::to_string(port)),
+        host_header(port == (cfg.tls ? 443 : 80) ? host : host + ":" + std::to_string(port)),
         config(std::move(cfg)) {
     if (config.tls) tls_status = make_tls_context();
   }
@@ -131,7 +137,7 @@ struct HttpClient::State {
   asio::any_io_executor executor;
   const std::string host;
   const std::uint16_t port;
-  const std::string host_header;  // "host:port"
+  const std::string host_header;  // "host:port" ("host" for the scheme's default port)
   const HttpClientConfig config;
   std::optional<asio::ssl::context> tls_context;  // when config.tls
   Status tls_status;                              // whether tls_context could be made
@@ -144,11 +150,12 @@ struct HttpClient::State {
   // The request coroutine; holds `self` so that the client may be destroyed meanwhile.
   static asio::awaitable<Status> run(std::shared_ptr<State> self, net::Method method,
                                      std::string_view target, std::string_view body,
-                                     std::string_view content_type, HttpResult& out);
+                                     std::string_view content_type,
+                                     std::span<const std::string> headers, HttpResult& out);
   asio::awaitable<Status> connect(Connection& c);
   asio::awaitable<Attempt> exchange(Connection& c, net::Method method, std::string_view target,
                                     std::string_view body, std::string_view content_type,
-                                    HttpResult& out);
+                                    std::span<const std::string> headers, HttpResult& out);
   template <class Stream>
   asio::awaitable<Attempt> exchange_over(Stream& io, Connection& c, net::Method method,
                                          std::string_view body, HttpResult& out);
@@ -200,6 +207,7 @@ asio::awaitable<Status> HttpClient::State::connect(Connection& c) {
 asio::awaitable<Attempt> HttpClient::State::exchange(Connection& c, net::Method method,
                                                      std::string_view target, std::string_view body,
                                                      std::string_view content_type,
+                                                     std::span<const std::string> headers,
                                                      HttpResult& out) {
   c.head.clear();
   c.head.append(net::to_string(method)).append(" ").append(target).append(" HTTP/1.1\r\nHost: ");
@@ -209,6 +217,7 @@ asio::awaitable<Attempt> HttpClient::State::exchange(Connection& c, net::Method 
     c.head.append("Authorization: ").append(config.authorization).append("\r\n");
   }
   for (const std::string& header : config.headers) c.head.append(header).append("\r\n");
+  for (const std::string& header : headers) c.head.append(header).append("\r\n");
   if (!body.empty() || method == net::Method::post || method == net::Method::put ||
       method == net::Method::patch) {
     char digits[24];
@@ -246,6 +255,7 @@ asio::awaitable<Attempt> HttpClient::State::exchange_over(Stream& io, Connection
 
 Status HttpClient::State::failure(net::Method method, std::string_view target,
                                   const beast::error_code& ec, HttpResult& out) const {
+  out.broken_status = out.status;
   out.status = 0;
   out.keep_alive = false;
   std::string what =
@@ -277,13 +287,25 @@ HttpClient::~HttpClient() = default;
 asio::awaitable<Status> HttpClient::request(net::Method method, std::string_view target,
                                             std::string_view body, std::string_view content_type,
                                             HttpResult& out) {
-  return State::run(state_, method, target, body, content_type, out);
+  return State::run(state_, method, target, body, content_type, {}, out);
+}
+
+asio::awaitable<Status> HttpClient::request(net::Method method, std::string_view target,
+                                            std::string_view body, std::string_view content_type,
+                                            std::span<const std::string> headers,
+                                            HttpResult& out) {
+  return State::run(state_, method, target, body, content_type, headers, out);
 }
 
 asio::awaitable<Status> HttpClient::State::run(std::shared_ptr<State> s, net::Method method,
                                                std::string_view target, std::string_view body,
-                                               std::string_view content_type, HttpResult& out) {
+                                               std::string_view content_type,
+                                               std::span<const std::string> headers,
+                                               HttpResult& out) {
   out.status = 0;
+  out.etag.clear();
+  out.content_length = -1;
+  out.broken_status = 0;
   out.body.clear();
   out.content_type.clear();
   out.retry_after_s = -1;
@@ -308,7 +330,8 @@ asio::awaitable<Status> HttpClient::State::run(std::shared_ptr<State> s, net::Me
         co_return status;
       }
     }
-    const Attempt attempt = co_await s->exchange(*c, method, target, body, content_type, out);
+    const Attempt attempt =
+        co_await s->exchange(*c, method, target, body, content_type, headers, out);
     if (!attempt.ec) break;
     if (pooled && !attempt.response_started && connection_gone(attempt.ec)) {
       c.reset();  // stale keep-alive connection: once more on a fresh one
@@ -328,6 +351,9 @@ asio::awaitable<Status> HttpClient::State::run(std::shared_ptr<State> s, net::Me
 
 const std::string& HttpClient::host() const noexcept {
   return state_->host;
+}
+const std::string& HttpClient::host_header() const noexcept {
+  return state_->host_header;
 }
 std::uint16_t HttpClient::port() const noexcept {
   return state_->port;

@@ -5,9 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "coinfer/core/status.hpp"
 #include "coinfer/net/http_message.hpp"
@@ -30,8 +31,13 @@ struct HttpResult {
   std::string body;
   std::string content_type;
   int retry_after_s = -1;  // Retry-After in seconds; -1 when absent or not a number
+  std::string etag;              // the ETag header, as sent (quotes included); empty: none
+  std::int64_t content_length = -1;  // the Content-Length header (also of a HEAD); -1: none
   bool keep_alive = false;
   Failure failure = Failure::none;
+  // A response that broke off after its head (failure closed or timeout): its status, with
+  // what arrived of its body in `body`. 0 otherwise.
+  int broken_status = 0;
 };
 
 struct HttpClientConfig {
@@ -83,6 +89,14 @@ class HttpClient {
   boost::asio::awaitable<Status> request(net::Method method, std::string_view target,
                                          std::string_view body, std::string_view content_type,
                                          HttpResult& out);
+  // The same with more header lines for this request only ("Range: bytes=0-99", as given:
+  // free of CR and LF); they must stay valid until the request completes.
+  boost::asio::awaitable<Status> request(net::Method method, std::string_view target,
+                                         std::string_view body, std::string_view content_type,
+                                         std::span<const std::string> headers, HttpResult& out);
+  // The Host header this client sends: "host", or "host:port" unless the port is the scheme's
+  // default (80, or 443 with TLS), as browsers and curl send it (request signatures cover it).
+  const std::string& host_header() const noexcept;
 
   const std::string& host() const noexcept;
   std::uint16_t port() const noexcept;

@@ -1,7 +1,7 @@
 // coinfer-batch: offline batch inference over a data set, with the server's models and
-// executors. Rows stream from a file (JSONL, CSV, .npy) or a PostgreSQL query through parallel
-// preprocessing and large batches to chunked, atomically committed outputs (JSONL or .npy
-// files, or a PostgreSQL table). Memory stays bounded whatever the input's size; --resume
+// executors. Rows stream from a file or S3 objects (JSONL, CSV, .npy) or a PostgreSQL query
+// through parallel preprocessing and large batches to chunked, atomically committed outputs
+// (JSONL or .npy files, locally or in S3, or a PostgreSQL table). Memory stays bounded whatever the input's size; --resume
 // continues a run that was killed, writing every row exactly once; --shard i/N splits the
 // rows among N processes.
 //
@@ -11,6 +11,7 @@
 //   coinfer-batch --model minilm --input postgresql:///corpus
 //                 --query "SELECT id, body FROM docs ORDER BY id" --columns body --id-field id
 //                 --output postgresql:///corpus --table emb
+//   coinfer-batch --model digits --input s3://data/digits/ --field pixels --output s3://data/out/
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "coinfer/generation/grammar/sources.hpp"
 #include "coinfer/offline/pipeline.hpp"
 #include "coinfer/offline/postgres.hpp"
+#include "coinfer/offline/s3.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
 #include "coinfer/serving/generation_endpoint.hpp"
@@ -90,7 +92,7 @@ std::string schema_identity(const std::string& schema) {
 
 int main(int argc, char** argv) {
   ensure_compute_wait_policy(argv, ComputeWait::passive);
-  CLI::App cli{"coinfer-batch: offline batch inference (JSONL, CSV, .npy, PostgreSQL)"};
+  CLI::App cli{"coinfer-batch: offline batch inference (JSONL, CSV, .npy; files, S3, PostgreSQL)"};
   std::string config_path = "configs/default.toml", model_name, input, format = "auto", query;
   std::string output, output_format = "jsonl", table, shard_text = "0/1", progress = "auto";
   JobOptions options;
@@ -102,7 +104,9 @@ int main(int argc, char** argv) {
   cli.add_option("--config", config_path, "TOML config with the model's [models.NAME] section")
       ->capture_default_str();
   cli.add_option("--model", model_name, "the model to run (a [models] entry of the config)")->required();
-  cli.add_option("--input", input, "a .jsonl, .csv or .npy file, or a PostgreSQL connection string")
+  cli.add_option("--input", input,
+                 "a .jsonl, .csv or .npy file, an S3 object or prefix (s3://bucket/key, s3://bucket/prefix/), "
+                 "or a PostgreSQL connection string")
       ->required();
   cli.add_option("--format", format, "input format: auto (by extension), jsonl, csv, npy")
       ->check(CLI::IsMember({"auto", "jsonl", "csv", "npy"}))
@@ -116,7 +120,8 @@ int main(int argc, char** argv) {
   cli.add_option("--id-field", options.decode.id_field,
                  "the field or column holding each row's id (default: the row's index)");
   cli.add_option("--query", query, "PostgreSQL input: the query (give it an ORDER BY)");
-  cli.add_option("--output", output, "a directory, or a PostgreSQL connection string")->required();
+  cli.add_option("--output", output, "a directory, an S3 prefix (s3://bucket/prefix/), or a PostgreSQL connection string")
+      ->required();
   cli.add_option("--output-format", output_format, "files: jsonl, or npy (one array per output)")
       ->check(CLI::IsMember({"jsonl", "npy"}))
       ->capture_default_str();
@@ -159,6 +164,26 @@ int main(int argc, char** argv) {
   cli.add_option("--json-schema", json_schema_path,
                  "language models: every row's output follows this JSON schema (a file)");
   cli.add_flag("--json", json_summary, "also print the summary as one JSON line on stdout");
+  client::S3Options s3_options;
+  std::string s3_addressing = "auto";
+  double s3_range_mib = 8;
+  S3SinkOptions s3_sink;
+  cli.add_option("--s3-endpoint", s3_options.endpoint,
+                 "S3-compatible store (http[s]://HOST[:PORT]; default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS)");
+  cli.add_option("--s3-region", s3_options.region, "S3 region (default: AWS_REGION, the profile's, us-east-1)");
+  cli.add_option("--s3-profile", s3_options.profile, "a profile of ~/.aws/credentials (default: AWS_PROFILE, default)");
+  cli.add_option("--s3-ca-file", s3_options.ca_file, "HTTPS: a PEM CA bundle to verify the S3 endpoint with");
+  cli.add_option("--s3-addressing", s3_addressing,
+                 "auto (path-style for an IP address or localhost, else virtual-hosted), path, virtual")
+      ->check(CLI::IsMember({"auto", "path", "virtual"}))
+      ->capture_default_str();
+  cli.add_option("--s3-range-mib", s3_range_mib, "S3 input: MiB per ranged GET (two in memory per input)")
+      ->check(CLI::Range(0.0625, 1024.0))
+      ->capture_default_str();
+  cli.add_option("--s3-lock-ttl", s3_sink.lock_ttl_s,
+                 "S3 output: seconds after which a writer's lock that was not renewed is stale")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -183,10 +208,25 @@ int main(int argc, char** argv) {
   ModelConfig model_config = *found;
   if (options.batch_size > 0) model_config.max_batch_size = options.batch_size;
 
+  // One S3 client for the input and the output.
+  std::shared_ptr<client::S3Client> s3;
+  if (is_s3_url(input) || is_s3_url(output)) {
+    s3_options.addressing = s3_addressing == "path"      ? client::S3Addressing::path
+                            : s3_addressing == "virtual" ? client::S3Addressing::virtual_host
+                                                         : client::S3Addressing::automatic;
+    std::unique_ptr<client::S3Client> made;
+    if (auto status = client::S3Client::open(s3_options, made); !status.ok()) return fail(2, status.message());
+    s3 = std::move(made);
+  }
+
   // The source.
   std::unique_ptr<RowSource> source;
   std::string input_id = input;
-  if (is_postgres_connection(input)) {
+  if (is_s3_url(input)) {
+    const auto range = static_cast<std::uint64_t>(s3_range_mib * (1 << 20));
+    if (auto status = open_s3_source(s3, input, format, range, source, input_id); !status.ok())
+      return fail(2, status.message());
+  } else if (is_postgres_connection(input)) {
     if (auto status = open_postgres_source(input, query, source); !status.ok()) return fail(2, status.message());
     input_id = without_secrets(input) + " query=" + query;
   } else {
@@ -255,6 +295,11 @@ int main(int argc, char** argv) {
   std::unique_ptr<ResultSink> sink;
   if (is_postgres_connection(output)) {
     if (auto status = open_postgres_sink(output, table, sink); !status.ok()) return fail(2, status.message());
+  } else if (is_s3_url(output)) {
+    if (auto status = open_s3_sink(s3, output, output_format == "npy" ? FileFormat::npy : FileFormat::jsonl,
+                                   s3_sink, sink);
+        !status.ok())
+      return fail(2, status.message());
   } else {
     (void)open_file_sink(output, output_format == "npy" ? FileFormat::npy : FileFormat::jsonl, sink);
   }
@@ -306,6 +351,12 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "  compute waited %.2f s for input\n", summary.compute_starved_s);
   if (!summary.first_error.empty())
     std::fprintf(stderr, "  first failed row: %s\n", summary.first_error.c_str());
+  if (s3) {
+    const auto st = s3->stats();
+    std::fprintf(stderr, "  s3: %llu requests (%llu retried), %.1f MiB in, %.1f MiB out\n",
+                 static_cast<unsigned long long>(st.requests), static_cast<unsigned long long>(st.retries),
+                 static_cast<double>(st.bytes_in) / (1 << 20), static_cast<double>(st.bytes_out) / (1 << 20));
+  }
   if (json_summary) {
     std::printf(
         "{\"rows\":%lld,\"results\":%lld,\"errors\":%lld,\"seconds\":%.4f,\"rows_per_s\":%.1f,"

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <simdjson.h>
 #include <sys/stat.h>
 
@@ -21,17 +22,17 @@ Status io_error(const std::filesystem::path& path, const char* what) {
   return Status::invalid(std::string(what) + " " + path.string() + ": " + std::strerror(errno));
 }
 
-// A file opened for reading, read front to back (the kernel is told so); closed with it.
-class InputFile {
+// A local file, read with pread (the kernel is told it is read front to back).
+class FileInput final : public ByteInput {
  public:
-  InputFile() = default;
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-  ~InputFile() {
+  FileInput() = default;
+  FileInput(const FileInput&) = delete;
+  FileInput& operator=(const FileInput&) = delete;
+  ~FileInput() override {
     if (fd_ >= 0) ::close(fd_);
   }
   Status open(const std::filesystem::path& path) {
-    path_ = path;
+    name_ = path.string();
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) return io_error(path, "cannot open");
     struct stat st {};
@@ -40,33 +41,41 @@ class InputFile {
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     return {};
   }
-  int fd() const noexcept { return fd_; }
-  std::uint64_t size() const noexcept { return size_; }
-  const std::filesystem::path& path() const noexcept { return path_; }
+  const std::string& name() const noexcept override { return name_; }
+  std::uint64_t size() const noexcept override { return size_; }
+  Status read(std::uint64_t offset, std::span<char> out, std::size_t& got) override {
+    got = 0;
+    while (got < out.size()) {
+      const ssize_t n = ::pread(fd_, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return io_error(name_, "cannot read");
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    return {};
+  }
 
  private:
-  std::filesystem::path path_;
+  std::string name_;
   int fd_ = -1;
   std::uint64_t size_ = 0;
 };
 
-// Sequential reads of a file in large blocks.
+// Sequential reads of an input in large blocks.
 class FileReader {
  public:
-  Status open(const std::filesystem::path& path) {
-    if (auto status = file_.open(path); !status.ok()) return status;
+  explicit FileReader(std::unique_ptr<ByteInput> input) : input_(std::move(input)) {
     buffer_.resize(1 << 20);
-    return {};
   }
-  // The unread bytes in the buffer, refilled when empty; empty at the end of the file.
+  const ByteInput& input() const noexcept { return *input_; }
+  // The unread bytes in the buffer, refilled when empty; empty at the end of the input.
   Status fill(std::string_view& out) {
     if (begin_ == end_) {
-      ssize_t n;
-      do n = ::read(file_.fd(), buffer_.data(), buffer_.size());
-      while (n < 0 && errno == EINTR);
-      if (n < 0) return io_error(file_.path(), "cannot read");
+      std::size_t n = 0;
+      if (auto status = input_->read(offset_, buffer_, n); !status.ok()) return status;
+      offset_ += n;
       begin_ = 0;
-      end_ = static_cast<std::size_t>(n);
+      end_ = n;
     }
     out = {buffer_.data() + begin_, end_ - begin_};
     return {};
@@ -77,13 +86,14 @@ class FileReader {
   }
   // Read by the progress display's thread.
   double fraction() const noexcept {
-    return file_.size() == 0 ? 1.0
-                             : static_cast<double>(consumed_.load(std::memory_order_relaxed)) /
-                                   static_cast<double>(file_.size());
+    return input_->size() == 0 ? 1.0
+                               : static_cast<double>(consumed_.load(std::memory_order_relaxed)) /
+                                     static_cast<double>(input_->size());
   }
 
  private:
-  InputFile file_;
+  std::unique_ptr<ByteInput> input_;
+  std::uint64_t offset_ = 0;
   std::atomic<std::uint64_t> consumed_{0};
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;
@@ -91,7 +101,7 @@ class FileReader {
 
 class JsonlSource final : public RowSource {
  public:
-  Status open(const std::filesystem::path& path) { return file_.open(path); }
+  explicit JsonlSource(std::unique_ptr<ByteInput> input) : file_(std::move(input)) {}
   RecordFormat format() const noexcept override { return RecordFormat::json_line; }
   double fraction_read() const noexcept override { return file_.fraction(); }
 
@@ -161,12 +171,12 @@ class JsonlSource final : public RowSource {
 
 class CsvSource final : public RowSource {
  public:
-  Status open(const std::filesystem::path& path) {
-    if (auto status = file_.open(path); !status.ok()) return status;
+  explicit CsvSource(std::unique_ptr<ByteInput> input) : file_(std::move(input)) {}
+  Status open() {
     std::string header;
     bool end = false;
     if (auto status = next(header, end); !status.ok()) return status;
-    if (end) return Status::invalid("csv: " + path.string() + " is empty (no header)");
+    if (end) return Status::invalid("csv: " + file_.input().name() + " is empty (no header)");
     std::uint32_t count;
     std::memcpy(&count, header.data(), 4);
     if (count == kBadRecord) return Status::invalid("csv: header: " + header.substr(4));
@@ -293,13 +303,14 @@ class CsvSource final : public RowSource {
 
 class NpySource final : public RowSource {
  public:
-  Status open(const std::filesystem::path& path) {
-    if (auto status = file_.open(path); !status.ok()) return status;
-    std::string start(std::min<std::uint64_t>(file_.size(), 1 << 20), '\0');
-    if (::pread(file_.fd(), start.data(), start.size(), 0) != static_cast<ssize_t>(start.size()))
-      return io_error(path, "cannot read");
-    if (auto status = parse_npy_header(start, file_.size(), header_); !status.ok())
-      return Status::invalid(path.string() + ": " + status.message());
+  explicit NpySource(std::unique_ptr<ByteInput> input) : file_(std::move(input)) {}
+  Status open() {
+    std::string start(std::min<std::uint64_t>(file_->size(), 1 << 20), '\0');
+    std::size_t got = 0;
+    if (auto status = file_->read(0, start, got); !status.ok()) return status;
+    start.resize(got);
+    if (auto status = parse_npy_header(start, file_->size(), header_); !status.ok())
+      return Status::invalid(file_->name() + ": " + status.message());
     row_bytes_ = header_.row_bytes();
     return {};
   }
@@ -310,7 +321,7 @@ class NpySource final : public RowSource {
                                  : static_cast<double>(progress_.load(std::memory_order_relaxed)) /
                                        static_cast<double>(header_.shape[0]);
   }
-  const NpyHeader& header() const noexcept { return header_; }
+  const NpyHeader* npy_header() const noexcept override { return &header_; }
 
   Status next(std::string& out, bool& end) override {
     end = row_ >= header_.shape[0];
@@ -323,13 +334,9 @@ class NpySource final : public RowSource {
       block_.resize(static_cast<std::size_t>(rows) * row_bytes_);
       std::size_t done = 0;
       const std::uint64_t offset = header_.data_offset + static_cast<std::uint64_t>(row_) * row_bytes_;
-      while (done < block_.size()) {
-        const ssize_t n = ::pread(file_.fd(), block_.data() + done, block_.size() - done,
-                                  static_cast<off_t>(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return io_error(file_.path(), "cannot read");
-        done += static_cast<std::size_t>(n);
-      }
+      if (auto status = file_->read(offset, block_, done); !status.ok()) return status;
+      if (done != block_.size())
+        return Status::invalid(file_->name() + ": ends inside row " + std::to_string(row_) + " (truncated?)");
       block_first_ = row_;
       block_rows_ = rows;
     }
@@ -346,7 +353,7 @@ class NpySource final : public RowSource {
   }
 
  private:
-  InputFile file_;
+  std::unique_ptr<ByteInput> file_;
   NpyHeader header_;
   std::uint64_t row_bytes_ = 0;
   std::int64_t row_ = 0, block_first_ = 0, block_rows_ = 0;
@@ -615,30 +622,119 @@ void append_bad_record(std::string& record, std::string_view reason) {
   record.append(reason);
 }
 
-Status open_jsonl(const std::filesystem::path& path, std::unique_ptr<RowSource>& out) {
-  auto source = std::make_unique<JsonlSource>();
-  if (auto status = source->open(path); !status.ok()) return status;
+Status open_file_input(const std::filesystem::path& path, std::unique_ptr<ByteInput>& out) {
+  auto input = std::make_unique<FileInput>();
+  if (auto status = input->open(path); !status.ok()) return status;
+  out = std::move(input);
+  return {};
+}
+
+Status open_jsonl(std::unique_ptr<ByteInput> input, std::unique_ptr<RowSource>& out) {
+  out = std::make_unique<JsonlSource>(std::move(input));
+  return {};
+}
+
+Status open_csv(std::unique_ptr<ByteInput> input, std::unique_ptr<RowSource>& out) {
+  auto source = std::make_unique<CsvSource>(std::move(input));
+  if (auto status = source->open(); !status.ok()) return status;
   out = std::move(source);
   return {};
+}
+
+Status open_npy(std::unique_ptr<ByteInput> input, std::unique_ptr<RowSource>& out) {
+  auto source = std::make_unique<NpySource>(std::move(input));
+  if (auto status = source->open(); !status.ok()) return status;
+  out = std::move(source);
+  return {};
+}
+
+Status open_jsonl(const std::filesystem::path& path, std::unique_ptr<RowSource>& out) {
+  std::unique_ptr<ByteInput> input;
+  if (auto status = open_file_input(path, input); !status.ok()) return status;
+  return open_jsonl(std::move(input), out);
 }
 
 Status open_csv(const std::filesystem::path& path, std::unique_ptr<RowSource>& out) {
-  auto source = std::make_unique<CsvSource>();
-  if (auto status = source->open(path); !status.ok()) return status;
-  out = std::move(source);
-  return {};
+  std::unique_ptr<ByteInput> input;
+  if (auto status = open_file_input(path, input); !status.ok()) return status;
+  return open_csv(std::move(input), out);
 }
 
 Status open_npy(const std::filesystem::path& path, std::unique_ptr<RowSource>& out) {
-  auto source = std::make_unique<NpySource>();
-  if (auto status = source->open(path); !status.ok()) return status;
-  out = std::move(source);
-  return {};
+  std::unique_ptr<ByteInput> input;
+  if (auto status = open_file_input(path, input); !status.ok()) return status;
+  return open_npy(std::move(input), out);
 }
 
-const NpyHeader* npy_header_of(const RowSource& source) noexcept {
-  const auto* npy = dynamic_cast<const NpySource*>(&source);
-  return npy ? &npy->header() : nullptr;
+namespace {
+
+class ConcatenatedSource final : public RowSource {
+ public:
+  explicit ConcatenatedSource(std::vector<InputPart> parts) : parts_(std::move(parts)) {
+    for (const auto& p : parts_) total_bytes_ += p.size;
+  }
+  Status open() {
+    if (parts_.empty()) return Status::invalid("no input objects");
+    return parts_[0].open(current_);
+  }
+  RecordFormat format() const noexcept override { return current_->format(); }
+  std::span<const std::string> columns() const noexcept override { return columns_.empty() ? current_->columns() : std::span<const std::string>(columns_); }
+  const NpyHeader* npy_header() const noexcept override { return first_npy_ ? &*first_npy_ : current_->npy_header(); }
+  std::int64_t total_rows() const noexcept override { return parts_.size() == 1 ? current_->total_rows() : -1; }
+  double fraction_read() const noexcept override {
+    if (total_bytes_ == 0) return -1;
+    const std::size_t at = at_.load(std::memory_order_relaxed);
+    const double current = at < parts_.size() ? std::max(0.0, fraction_.load(std::memory_order_relaxed)) * static_cast<double>(parts_[at].size) : 0.0;
+    return (static_cast<double>(done_bytes_.load(std::memory_order_relaxed)) + current) / static_cast<double>(total_bytes_);
+  }
+
+  Status next(std::string& out, bool& end) override {
+    for (;;) {
+      if (auto status = current_->next(out, end); !status.ok()) return status;
+      fraction_.store(current_->fraction_read(), std::memory_order_relaxed);
+      if (!end) return {};
+      const std::size_t at = at_.load(std::memory_order_relaxed);
+      if (at + 1 >= parts_.size()) return {};
+      // The next part, checked against the first.
+      if (columns_.empty()) columns_.assign(current_->columns().begin(), current_->columns().end());
+      if (!first_npy_ && current_->npy_header()) first_npy_ = *current_->npy_header();
+      done_bytes_.store(done_bytes_.load(std::memory_order_relaxed) + parts_[at].size, std::memory_order_relaxed);
+      std::unique_ptr<RowSource> next;
+      if (auto status = parts_[at + 1].open(next); !status.ok()) return status;
+      const std::string& name = parts_[at + 1].name;
+      if (next->format() != current_->format()) return Status::invalid(name + ": another format than " + parts_[0].name);
+      if (next->format() == RecordFormat::fields &&
+          !std::equal(columns_.begin(), columns_.end(), next->columns().begin(), next->columns().end()))
+        return Status::invalid(name + ": its header names other columns than " + parts_[0].name + "'s");
+      if (const NpyHeader* h = next->npy_header();
+          h && first_npy_ && (h->dtype != first_npy_->dtype || h->row_bytes() != first_npy_->row_bytes() ||
+                              !std::equal(h->shape.begin() + 1, h->shape.end(), first_npy_->shape.begin() + 1, first_npy_->shape.end())))
+        return Status::invalid(name + ": an array of another dtype or row shape than " + parts_[0].name);
+      current_ = std::move(next);
+      at_.store(at + 1, std::memory_order_relaxed);
+      fraction_.store(0, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  std::vector<InputPart> parts_;
+  std::unique_ptr<RowSource> current_;
+  std::vector<std::string> columns_;
+  std::optional<NpyHeader> first_npy_;
+  std::uint64_t total_bytes_ = 0;
+  // For the progress display's thread.
+  std::atomic<std::size_t> at_{0};
+  std::atomic<std::uint64_t> done_bytes_{0};
+  std::atomic<double> fraction_{0};
+};
+
+}  // namespace
+
+Status open_concatenated(std::vector<InputPart> parts, std::unique_ptr<RowSource>& out) {
+  auto source = std::make_unique<ConcatenatedSource>(std::move(parts));
+  if (auto status = source->open(); !status.ok()) return status;
+  out = std::move(source);
+  return {};
 }
 
 Status make_decoder(const RowSource& source, const DecodeOptions& options,
@@ -653,7 +749,7 @@ Status make_decoder(const RowSource& source, const DecodeOptions& options,
       out = std::make_unique<JsonDecoder>(options);
       return {};
     case RecordFormat::npy_row: {
-      const NpyHeader* header = npy_header_of(source);
+      const NpyHeader* header = source.npy_header();
       if (options.kind == InputKind::text) return Status::invalid("an .npy input holds numbers, the model takes text");
       const auto width = static_cast<std::int64_t>(header->row_bytes() / element_size(header->dtype));
       if (width != options.width)

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -38,7 +39,20 @@ class RowSource {
   virtual std::int64_t total_rows() const noexcept { return -1; }
   // Share of the input consumed, 0..1, when known (files by bytes), else -1.
   virtual double fraction_read() const noexcept { return -1; }
+  // The .npy header of an .npy source (the first part's for a concatenated one), else null.
+  virtual const NpyHeader* npy_header() const noexcept { return nullptr; }
 };
+
+// Random-access bytes that a source parses: a local file, or an object in an S3 store.
+class ByteInput {
+ public:
+  virtual ~ByteInput() = default;
+  virtual const std::string& name() const noexcept = 0;  // the path or URL, for messages
+  virtual std::uint64_t size() const noexcept = 0;
+  // Up to out.size() bytes from `offset` (fewer only at the end); `got` says how many.
+  virtual Status read(std::uint64_t offset, std::span<char> out, std::size_t& got) = 0;
+};
+Status open_file_input(const std::filesystem::path& path, std::unique_ptr<ByteInput>& out);
 
 // The `fields` record encoding: a u32 field count, then per field a u32 length and its bytes
 // (host order; records never leave the process). A record that could not be split (a CSV
@@ -63,8 +77,21 @@ Status open_csv(const std::filesystem::path& path, std::unique_ptr<RowSource>& o
 // A NumPy .npy array ('<f4', '<f8', '<i4', '<i8', C order); row r is the array's [r, ...].
 // Read with pread, never mapped whole, so memory stays flat whatever the file's size.
 Status open_npy(const std::filesystem::path& path, std::unique_ptr<RowSource>& out);
-// The .npy header of a source from open_npy (null for others).
-const NpyHeader* npy_header_of(const RowSource& source) noexcept;
+// The same over any input.
+Status open_jsonl(std::unique_ptr<ByteInput> input, std::unique_ptr<RowSource>& out);
+Status open_csv(std::unique_ptr<ByteInput> input, std::unique_ptr<RowSource>& out);
+Status open_npy(std::unique_ptr<ByteInput> input, std::unique_ptr<RowSource>& out);
+
+// Several inputs read one after another as one (the objects under an S3 prefix): row indexes
+// continue from one to the next. A part is opened when the one before it ends, so one is
+// open at a time (the first at once). Every CSV part has its own header naming the same
+// columns; .npy parts hold the same dtype and row shape.
+struct InputPart {
+  std::string name;
+  std::uint64_t size = 0;  // bytes, for the progress display
+  std::function<Status(std::unique_ptr<RowSource>&)> open;
+};
+Status open_concatenated(std::vector<InputPart> parts, std::unique_ptr<RowSource>& out);
 
 // What the model takes from a row: `width` numbers (an FP32 [-1, width] input) or one text.
 enum class InputKind { numbers, text };

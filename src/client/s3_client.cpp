@@ -190,6 +190,7 @@ struct S3Client::Impl {
 
   // One request as S3 wants it: where (path-style or virtual-hosted), signed, retried.
   struct Call {
+    Call(net::Method m, const std::string& b, std::string k = {}) : method(m), bucket(&b), key(std::move(k)) {}
     net::Method method = net::Method::get;
     const std::string* bucket = nullptr;
     std::string key;  // raw; empty: the bucket itself
@@ -340,8 +341,7 @@ Status S3Client::list(const std::string& bucket, const std::string& prefix, std:
     std::string token;
     HttpResult r;
     for (;;) {
-      Impl::Call call;
-      call.bucket = &bucket;
+      Impl::Call call(net::Method::get, bucket);
       call.query = "list-type=2&prefix=" + sigv4::uri_encode(prefix, true);
       if (!token.empty()) call.query += "&continuation-token=" + sigv4::uri_encode(token, true);
       if (auto status = co_await impl_->run(call, r); !status.ok()) co_return status;
@@ -361,10 +361,7 @@ Status S3Client::list(const std::string& bucket, const std::string& prefix, std:
 Status S3Client::size(const std::string& bucket, const std::string& key, std::uint64_t& size, bool& found,
                       std::string* etag) {
   return impl_->blocking([&]() -> asio::awaitable<Status> {
-    Impl::Call call;
-    call.method = net::Method::head;
-    call.bucket = &bucket;
-    call.key = key;
+    Impl::Call call(net::Method::head, bucket, key);
     call.accepted = {404};
     HttpResult r;
     if (auto status = co_await impl_->run(call, r); !status.ok()) co_return status;
@@ -382,9 +379,7 @@ std::future<Status> S3Client::get_async(const std::string& bucket, const std::st
       [this, &bucket, &key, offset, length, &out]() -> asio::awaitable<Status> {
         out.clear();
         if (length == 0) co_return Status{};
-        Impl::Call call;
-        call.bucket = &bucket;
-        call.key = key;
+        Impl::Call call(net::Method::get, bucket, key);
         call.ranged = true;
         call.offset = offset;
         call.end = offset + length;
@@ -404,9 +399,7 @@ Status S3Client::get(const std::string& bucket, const std::string& key, std::uin
 Status S3Client::get_object(const std::string& bucket, const std::string& key, std::string& out,
                             bool& found, std::string* etag) {
   return impl_->blocking([&]() -> asio::awaitable<Status> {
-    Impl::Call call;
-    call.bucket = &bucket;
-    call.key = key;
+    Impl::Call call(net::Method::get, bucket, key);
     call.accepted = {404};
     HttpResult r;
     if (auto status = co_await impl_->run(call, r); !status.ok()) co_return status;
@@ -421,10 +414,7 @@ Status S3Client::put(const std::string& bucket, const std::string& key, std::str
                      const PutCondition& condition, std::string* etag, bool* precondition_failed) {
   if (precondition_failed) *precondition_failed = false;
   return impl_->blocking([&]() -> asio::awaitable<Status> {
-    Impl::Call call;
-    call.method = net::Method::put;
-    call.bucket = &bucket;
-    call.key = key;
+    Impl::Call call(net::Method::put, bucket, key);
     call.body = body;
     if (!condition.if_none_match.empty()) call.headers.emplace_back("if-none-match", condition.if_none_match);
     if (!condition.if_match.empty()) call.headers.emplace_back("if-match", condition.if_match);
@@ -442,10 +432,7 @@ Status S3Client::put(const std::string& bucket, const std::string& key, std::str
 
 Status S3Client::remove(const std::string& bucket, const std::string& key) {
   return impl_->blocking([&]() -> asio::awaitable<Status> {
-    Impl::Call call;
-    call.method = net::Method::delete_;
-    call.bucket = &bucket;
-    call.key = key;
+    Impl::Call call(net::Method::delete_, bucket, key);
     call.accepted = {404};
     HttpResult r;
     co_return co_await impl_->run(call, r);
@@ -455,10 +442,7 @@ Status S3Client::remove(const std::string& bucket, const std::string& key) {
 Status S3Client::upload(const std::string& bucket, const std::string& key, std::string_view body) {
   return impl_->blocking([&]() -> asio::awaitable<Status> {
     HttpResult r;
-    Impl::Call create;
-    create.method = net::Method::post;
-    create.bucket = &bucket;
-    create.key = key;
+    Impl::Call create(net::Method::post, bucket, key);
     create.query = "uploads=";
     if (auto status = co_await impl_->run(create, r); !status.ok()) co_return status;
     std::string upload_id;
@@ -469,10 +453,7 @@ Status S3Client::upload(const std::string& bucket, const std::string& key, std::
     Status failed;
     const std::size_t part = impl_->options.part_bytes;
     for (std::size_t at = 0, number = 1; at < body.size() || number == 1; at += part, ++number) {
-      Impl::Call put;
-      put.method = net::Method::put;
-      put.bucket = &bucket;
-      put.key = key;
+      Impl::Call put(net::Method::put, bucket, key);
       put.query = "partNumber=" + std::to_string(number) + "&" + id_query;
       put.body = body.substr(std::min(at, body.size()), part);
       if (failed = co_await impl_->run(put, r); !failed.ok()) break;
@@ -485,19 +466,13 @@ Status S3Client::upload(const std::string& bucket, const std::string& key, std::
     }
     if (failed.ok()) {
       complete += "</CompleteMultipartUpload>";
-      Impl::Call done;
-      done.method = net::Method::post;
-      done.bucket = &bucket;
-      done.key = key;
+      Impl::Call done(net::Method::post, bucket, key);
       done.query = id_query;
       done.body = complete;
       if (failed = co_await impl_->run(done, r); failed.ok()) co_return Status{};
     }
     // Aborted, so that no parts are left stored (and billed) for an upload nobody completes.
-    Impl::Call abort;
-    abort.method = net::Method::delete_;
-    abort.bucket = &bucket;
-    abort.key = key;
+    Impl::Call abort(net::Method::delete_, bucket, key);
     abort.query = id_query;
     abort.accepted = {404};
     HttpResult ignored;

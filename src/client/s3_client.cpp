@@ -350,6 +350,9 @@ Status S3Client::list(const std::string& bucket, const std::string& prefix, std:
         co_return Status(Errc::unavailable, "listing s3://" + bucket + "/" + prefix + ": " + status.message());
       for (auto& o : page.objects) out.push_back(std::move(o));
       if (!page.truncated) break;
+      // A store that hands back the token it was given would list the same page forever.
+      if (page.next_token == token)
+        co_return Status(Errc::unavailable, "listing s3://" + bucket + "/" + prefix + ": the store repeated its continuation token");
       token = page.next_token;
     }
     // Key order, as S3 lists them (UTF-8 binary order); a store that lists otherwise is sorted.

@@ -161,8 +161,8 @@ Status parse_list(std::string_view xml, ListPage& out) {
   std::string truncated;
   out.truncated = first_text(result, "IsTruncated", truncated) && trim(truncated) == "true";
   out.next_token.clear();
-  if (out.truncated && !first_text(result, "NextContinuationToken", out.next_token))
-    return Status::invalid("a truncated ListBucketResult without NextContinuationToken");
+  if (out.truncated && (!first_text(result, "NextContinuationToken", out.next_token) || out.next_token.empty()))
+    return Status::invalid("a truncated ListBucketResult without a NextContinuationToken");
   return {};
 }
 

@@ -106,6 +106,11 @@ TEST_CASE("s3: ListObjectsV2 pages, errors and upload ids are read from S3's XML
   REQUIRE(s3_xml::parse_list("<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>", empty).ok());
   CHECK(empty.objects.empty());
   CHECK(!s3_xml::parse_list("<html>", empty).ok());
+  // A truncated page must say where the next one starts: an empty token would list page one again.
+  CHECK(!s3_xml::parse_list("<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>", empty).ok());
+  CHECK(!s3_xml::parse_list(
+      "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken></NextContinuationToken></ListBucketResult>",
+      empty).ok());
   CHECK(!s3_xml::parse_list("<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents></ListBucketResult>", empty).ok());
 
   std::string code, message;

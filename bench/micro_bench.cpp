@@ -18,7 +18,10 @@
 //                per decode step (~128 MiB, so that every call streams its weights from
 //                memory, as a decode step does), against a STREAM-style triad
 //                (a = b + s * c) over the same number of bytes: INT8 weight bytes per second
-//                over the triad's bytes per second is the share of the memory bandwidth used
+//                over the triad's bytes per second is the share of the memory bandwidth used;
+//                and through BlockLinear with Q4_1 blocks (precision "int4"), copies adding up
+//                to the same weight count: calls per second over the INT8 kernel's, and its
+//                block bytes per second over the triad's
 //
 //   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 //
@@ -50,6 +53,7 @@
 #include "coinfer/core/tensor.hpp"
 #include "coinfer/models/identity_model.hpp"
 #include "coinfer/models/llama.hpp"
+#include "coinfer/ops/block_linear.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/protocol/oip_decoder.hpp"
@@ -427,6 +431,40 @@ void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
   }
   state.counters["bytes"] = benchmark::Counter(static_cast<double>(n * k),
                                                benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["calls"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The same layer as Q4_1 blocks (LlamaPrecision::int4), as many copies as llm_gemm makes
+// (the same weights per call, 0.625 bytes each).
+void llm_blocks(benchmark::State& state, LinearShape s, int m) {
+  const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
+  const std::size_t copies = std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
+  std::vector<BlockLinear> layers(copies);
+  for (std::size_t i = 0; i < copies; ++i) {
+    const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, static_cast<unsigned>(i + 1));
+    std::vector<std::byte> blocks;
+    ggml_quantize(static_cast<std::uint32_t>(GgmlType::q4_1), weight.data(), weight.size(), blocks);
+    if (Status status = BlockLinear::create(WeightBlocks::q4_1, blocks, {}, s.n, s.k, 8, layers[i]); !status) {
+      state.SkipWithError(status.message().c_str());
+      return;
+    }
+  }
+  state.SetLabel(layers[0].kernel());
+  const std::vector<float> x = uniform_floats(static_cast<std::size_t>(m) * k, -2, 2, 3);
+  std::vector<float> y(static_cast<std::size_t>(m) * n);
+  std::size_t next = 0;
+  for (auto _ : state) {
+    if (!layers[next].forward(x.data(), m, y.data())) {
+      state.SkipWithError("BlockLinear::forward failed");
+      break;
+    }
+    next = next + 1 == copies ? 0 : next + 1;
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["bytes"] = benchmark::Counter(static_cast<double>(layers[0].weight_bytes()),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["calls"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // The peer: a = b + s * c over three FP32 arrays of kDecodeStepBytes together; bytes counts
@@ -564,6 +602,10 @@ std::vector<Comparison> register_benchmarks() {
                                 std::to_string(s.n) + ", M " + std::to_string(m);
       comparisons.push_back({label + ": kernel / oneDNN (weight GB/s)", ours, peer, "bytes"});
       comparisons.push_back({label + ": kernel / triad (GB/s)", ours, "llm/triad", "bytes"});
+      const std::string blocks = "llm/int4_blocks/" + shape;
+      benchmark::RegisterBenchmark(blocks.c_str(), llm_blocks, s, m)->Unit(benchmark::kMicrosecond);
+      comparisons.push_back({label + ": int4 blocks / INT8 kernel (calls/s)", blocks, ours, "calls"});
+      comparisons.push_back({label + ": int4 blocks / triad (GB/s)", blocks, "llm/triad", "bytes"});
     }
   }
   return comparisons;

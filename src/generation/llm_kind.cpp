@@ -75,8 +75,8 @@ Status make_generator(const ModelConfig& config, int compute_threads,
     return Status::invalid(where + ".prompt_lookup_min: must not exceed prompt_lookup_max (" +
                            std::to_string(prompt_lookup_max) + ")");
   }
-  if (precision != "int8" && precision != "fp32") {
-    return Status::invalid(where + ".precision: expected \"int8\" or \"fp32\", got \"" + precision +
+  if (precision != "int8" && precision != "int4" && precision != "fp32") {
+    return Status::invalid(where + ".precision: expected \"int8\", \"int4\" or \"fp32\", got \"" + precision +
                            "\"");
   }
   if (config.weights.empty()) return Status::invalid(where + ".weights: missing (a GGUF file)");
@@ -124,7 +124,9 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   if (auto s = DecoderSpec::from_gguf(file, shape); !s.ok())
     return Status::invalid(where + ": " + s.message());
   LlamaOptions model_options;
-  model_options.precision = precision == "fp32" ? LlamaPrecision::fp32 : LlamaPrecision::int8;
+  model_options.precision = precision == "fp32"   ? LlamaPrecision::fp32
+                            : precision == "int4" ? LlamaPrecision::int4
+                                                  : LlamaPrecision::int8;
   model_options.block_size = static_cast<int>(block_size);
   model_options.max_step_tokens = static_cast<int>(max_step_tokens);
   model_options.outlier_ratio = static_cast<float>(outlier_ratio);

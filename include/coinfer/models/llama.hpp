@@ -46,6 +46,10 @@ struct DecoderSpec {
 enum class LlamaPrecision {
   fp32,  // FP32 GEMMs on the dequantized weights: the reference path
   int8,  // W8A8: weights per output channel, activations per token, INT32 accumulation
+  // 4-bit weights in ggml's Q4_1 blocks (a Q4_1 tensor of the file as it is, any other
+  // quantized to Q4_1), the output head in Q8_0 blocks; activations quantized per 32 inputs
+  // (BlockLinear, llama.cpp's scheme). No calibration, 0.625 bytes per weight.
+  int4,
 };
 
 struct LlamaOptions {
@@ -86,7 +90,8 @@ struct LlamaSequenceStep {
 // biases or none, tied or separate output head) loaded from GGUF weights, run on ragged steps over
 // a paged KV cache: prefill chunks and single-token decodes of many sequences share one forward,
 // every GEMM running on the [step tokens, hidden] matrix. Weights are dequantized at load and, in
-// INT8, requantized per output channel (coinfer::Int8Linear). The KV cache is
+// INT8, requantized per output channel (coinfer::Int8Linear); in INT4 the file's Q4_1 blocks
+// are multiplied as they are (coinfer::BlockLinear). The KV cache is
 // [layer][block][kv_head][slot][head_dim] in FP16 (llama.cpp's default): a head's keys of one
 // block are contiguous.
 // One forward at a time (the generation engine's thread).

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "coinfer/core/status.hpp"
+
+namespace coinfer {
+
+// ggml's block formats that BlockLinear multiplies: 32 weights per block, an output channel's
+// inputs in consecutive blocks, the bytes as a GGUF file stores them.
+enum class WeightBlocks {
+  q4_1,  // FP16 scale d, FP16 min m, 16 bytes of 4-bit q (input j in the low nibble of byte j,
+         // input j + 16 in its high nibble): w = d * q + m. 20 bytes, 0.625 per weight.
+  q8_0,  // FP16 scale d, 32 signed bytes q: w = d * q. 34 bytes.
+};
+
+const char* to_string(WeightBlocks format) noexcept;
+std::size_t weight_block_bytes(WeightBlocks format) noexcept;
+
+// A fully connected layer y = x W^T + b whose weights stay in a ggml block format (above) and
+// whose activations are quantized per row in blocks of 32 inputs, each block its own scale
+// (max |x| / 127), as llama.cpp's CPU kernels do. Each block pair gives an exact integer dot
+// product, scaled in FP32 by the weight block's d and the activation block's scale (Q4_1 adds
+// m times the activation block's scaled sum). A channel whose activations run far above the
+// others sets only its own block's scale, so none is taken out of the integer product (what
+// Int8Linear's FP32 side channels are for), and 4-bit weights are 0.625 bytes per weight.
+//
+// Columns are split over the compute team (compute_threads.hpp); rows run in tiles of up to 4
+// that share each weight block from registers, so a step of a few rows reads every weight byte
+// once. AVX2 (the build's x86-64-v3) or portable C++. forward() allocates nothing. One instance
+// is never run concurrently; distinct instances may be.
+class BlockLinear {
+ public:
+  static constexpr int block = 32;
+
+  BlockLinear();  // empty: usable only as the target of create()
+  ~BlockLinear();
+  BlockLinear(BlockLinear&&) noexcept;
+  BlockLinear& operator=(BlockLinear&&) noexcept;
+
+  // blocks: out_features rows of in_features / 32 blocks each (in_features a multiple of 32,
+  // at most 65,536), copied. bias: FP32 [out_features] or empty for none. forward() takes up to
+  // max_batch rows.
+  static Status create(WeightBlocks format, std::span<const std::byte> blocks,
+                       std::span<const float> bias, int out_features, int in_features,
+                       int max_batch, BlockLinear& out);
+
+  // x: FP32 [m, in_features]; y: FP32 [m, out_features]; 1 <= m <= max_batch; no overlap.
+  // A row's result does not depend on m or on the other rows.
+  Status forward(const float* x, int m, float* y);
+
+  WeightBlocks format() const noexcept;
+  int in_features() const noexcept;
+  int out_features() const noexcept;
+  int max_batch() const noexcept;
+  const char* kernel() const noexcept;  // "avx2" or "portable"
+  std::size_t weight_bytes() const noexcept;  // the blocks and the bias
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace coinfer

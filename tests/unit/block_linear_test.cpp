@@ -1,0 +1,217 @@
+// BlockLinear: ggml block weights (Q4_1, Q8_0) times activations quantized per 32 inputs.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "coinfer/core/half.hpp"
+#include "coinfer/models/gguf.hpp"
+#include "coinfer/ops/block_linear.hpp"
+#include "coinfer/ops/compute_threads.hpp"
+
+using namespace coinfer;
+
+namespace {
+
+GgmlType ggml_type(WeightBlocks f) { return f == WeightBlocks::q4_1 ? GgmlType::q4_1 : GgmlType::q8_0; }
+
+struct Case {
+  int n, k;
+  std::vector<float> w;  // the blocks dequantized by ggml's rule: what the layer multiplies
+  std::vector<std::byte> blocks;
+};
+
+Case make_case(WeightBlocks f, int n, int k, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 0.05f);
+  Case c{n, k, {}, {}};
+  std::vector<float> w(static_cast<std::size_t>(n) * k);
+  for (auto& v : w) v = normal(rng);
+  ggml_quantize(static_cast<std::uint32_t>(ggml_type(f)), w.data(), w.size(), c.blocks);
+  c.w.resize(w.size());
+  ggml_dequantize(static_cast<std::uint32_t>(ggml_type(f)), c.blocks.data(), w.size(), c.w.data());
+  return c;
+}
+
+// Activations like a transformer's: most channels small, a few far above them.
+std::vector<float> activations(int m, int k, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(static_cast<std::size_t>(m) * k);
+  for (auto& v : x) v = normal(rng);
+  for (int r = 0; r < m; ++r) {
+    x[static_cast<std::size_t>(r) * k + 7] *= 80.0f;
+    x[static_cast<std::size_t>(r) * k + k - 3] *= 40.0f;
+  }
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("block linear stays within its activation rounding of the dequantized product") {
+  std::mt19937 rng(11);
+  for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
+    for (auto [n, k, m] : {std::tuple{37, 32, 1}, {96, 576, 5}, {64, 1536, 8}, {13, 96, 11}}) {
+      CAPTURE(to_string(f));
+      CAPTURE(n);
+      CAPTURE(k);
+      CAPTURE(m);
+      Case c = make_case(f, n, k, rng);
+      std::vector<float> bias(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) bias[i] = 0.01f * static_cast<float>(i % 7) - 0.03f;
+      BlockLinear layer;
+      REQUIRE(BlockLinear::create(f, c.blocks, bias, n, k, m, layer).ok());
+      const auto x = activations(m, k, rng);
+      std::vector<float> y(static_cast<std::size_t>(m) * n, NAN);
+      REQUIRE(layer.forward(x.data(), m, y.data()).ok());
+      for (int r = 0; r < m; ++r) {
+        for (int col = 0; col < n; ++col) {
+          // Each activation moves by at most half its block's step (max |x| / 127 / 2), so the
+          // product moves by at most sum over blocks of that step x sum |w|.
+          double exact = bias[col], bound = 0, magnitude = 0;
+          for (int b = 0; b < k / 32; ++b) {
+            double amax = 0, wabs = 0;
+            for (int j = 0; j < 32; ++j) {
+              const std::size_t i = static_cast<std::size_t>(b) * 32 + j;
+              const double xv = x[static_cast<std::size_t>(r) * k + i];
+              const double wv = c.w[static_cast<std::size_t>(col) * k + i];
+              exact += xv * wv;
+              magnitude += std::fabs(xv * wv);
+              amax = std::max(amax, std::fabs(xv));
+              wabs += std::fabs(wv);
+            }
+            bound += amax / 127.0 / 2.0 * wabs;
+          }
+          const double got = y[static_cast<std::size_t>(r) * n + col];
+          REQUIRE(std::isfinite(got));
+          CHECK(std::fabs(got - exact) <= bound * 1.001 + 1e-5 * magnitude + 1e-6);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("block linear computes the blocks' integer dot products and scales exactly") {
+  // The same arithmetic written plainly: each 32-input block of x quantized to q = round(x *
+  // 127 / max|x|) with scale max|x| / 127 (FP32, ties to even), then per block
+  // d_w d_x dot(q_w, q_x) (+ m_w d_x sum(q_x)); only the order of the FP32 sums may differ.
+  std::mt19937 rng(23);
+  for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
+    const int n = 21, k = 320, m = 6;
+    Case c = make_case(f, n, k, rng);
+    BlockLinear layer;
+    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, layer).ok());
+    const auto x = activations(m, k, rng);
+    std::vector<float> y(static_cast<std::size_t>(m) * n);
+    REQUIRE(layer.forward(x.data(), m, y.data()).ok());
+    const std::size_t block_bytes = weight_block_bytes(f);
+    for (int r = 0; r < m; ++r) {
+      for (int col = 0; col < n; ++col) {
+        double exact = 0, magnitude = 0;
+        for (int b = 0; b < k / 32; ++b) {
+          const float* xb = x.data() + static_cast<std::size_t>(r) * k + b * 32;
+          float max = 0;
+          for (int j = 0; j < 32; ++j) max = std::max(max, std::fabs(xb[j]));
+          const float inv = max > 0 ? 127.0f / max : 0.0f;
+          const float dx = max / 127.0f;
+          const std::byte* block = c.blocks.data() + (static_cast<std::size_t>(col) * (k / 32) + b) * block_bytes;
+          std::uint16_t bits[2];
+          std::memcpy(bits, block, sizeof bits);
+          long dot = 0, sum = 0;
+          for (int j = 0; j < 32; ++j) {
+            const int qx = static_cast<int>(std::nearbyint(xb[j] * inv));
+            int qw;
+            if (f == WeightBlocks::q4_1) {
+              const auto byte = static_cast<std::uint8_t>(block[4 + j % 16]);
+              qw = j < 16 ? (byte & 0x0f) : (byte >> 4);
+            } else {
+              qw = static_cast<std::int8_t>(block[2 + j]);
+            }
+            dot += static_cast<long>(qw) * qx;
+            sum += qx;
+          }
+          const double dw = half_to_float(bits[0]);
+          const double term = dw * dx * static_cast<double>(dot);
+          const double min_term = f == WeightBlocks::q4_1 ? half_to_float(bits[1]) * static_cast<double>(dx * static_cast<float>(sum)) : 0.0;
+          exact += term + min_term;
+          magnitude += std::fabs(term) + std::fabs(min_term);
+        }
+        CAPTURE(to_string(f));
+        CHECK(std::fabs(y[static_cast<std::size_t>(r) * n + col] - exact) <= 2e-6 * magnitude + 1e-7);
+      }
+    }
+  }
+}
+
+TEST_CASE("block linear gives a row the same bits alone, in any batch and on any number of threads") {
+  std::mt19937 rng(5);
+  for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
+    const int n = 200, k = 576, m = 9;
+    Case c = make_case(f, n, k, rng);
+    BlockLinear layer;
+    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, layer).ok());
+    const auto x = activations(m, k, rng);
+    std::vector<float> all(static_cast<std::size_t>(m) * n);
+    set_compute_threads(1);
+    REQUIRE(layer.forward(x.data(), m, all.data()).ok());
+    for (int threads : {1, 2}) {
+      set_compute_threads(threads);
+      std::vector<float> batch(all.size());
+      REQUIRE(layer.forward(x.data(), m, batch.data()).ok());
+      CHECK(std::memcmp(batch.data(), all.data(), all.size() * sizeof(float)) == 0);
+      for (int r = 0; r < m; ++r) {
+        std::vector<float> one(static_cast<std::size_t>(n));
+        REQUIRE(layer.forward(x.data() + static_cast<std::size_t>(r) * k, 1, one.data()).ok());
+        CHECK(std::memcmp(one.data(), all.data() + static_cast<std::size_t>(r) * n, n * sizeof(float)) == 0);
+      }
+    }
+    set_compute_threads(1);
+  }
+}
+
+TEST_CASE("block linear: an all-zero activation block and extreme weights") {
+  // A zero block has scale 0 (no division by it); q4_1 with q = 15 everywhere and q8_0 with
+  // -127 and 127 reach the largest pair sums vpmaddubsw forms (no saturation).
+  const int k = 64;
+  for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
+    std::vector<float> w(static_cast<std::size_t>(2) * k);
+    for (int i = 0; i < k; ++i) {
+      w[i] = f == WeightBlocks::q4_1 ? 1.0f + (i == 0 ? -1.0f : 0.0f) : (i % 2 ? 1.0f : -1.0f);
+      w[k + i] = 1.0f;
+    }
+    std::vector<std::byte> blocks;
+    ggml_quantize(static_cast<std::uint32_t>(ggml_type(f)), w.data(), w.size(), blocks);
+    std::vector<float> wd(w.size());
+    ggml_dequantize(static_cast<std::uint32_t>(ggml_type(f)), blocks.data(), w.size(), wd.data());
+    BlockLinear layer;
+    REQUIRE(BlockLinear::create(f, blocks, {}, 2, k, 1, layer).ok());
+    std::vector<float> x(k, 0.0f);
+    for (int i = 32; i < k; ++i) x[i] = 127.0f;
+    float y[2];
+    REQUIRE(layer.forward(x.data(), 1, y).ok());
+    for (int col = 0; col < 2; ++col) {
+      double exact = 0;
+      for (int i = 0; i < k; ++i) exact += static_cast<double>(x[i]) * wd[static_cast<std::size_t>(col) * k + i];
+      CHECK(y[col] == doctest::Approx(exact).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("block linear refuses shapes, byte counts and row counts it cannot take, naming them") {
+  std::vector<std::byte> blocks(20 * 2);
+  BlockLinear layer;
+  auto s = BlockLinear::create(WeightBlocks::q4_1, blocks, {}, 2, 48, 1, layer);
+  CHECK(!s.ok());
+  CHECK(s.message().find("multiple of 32") != std::string::npos);
+  s = BlockLinear::create(WeightBlocks::q4_1, blocks, {}, 3, 32, 1, layer);
+  CHECK(!s.ok());
+  CHECK(s.message().find("expected 60") != std::string::npos);
+  const std::vector<float> bias(3);
+  s = BlockLinear::create(WeightBlocks::q4_1, blocks, bias, 2, 32, 1, layer);
+  CHECK(s.message().find("3 biases") != std::string::npos);
+  REQUIRE(BlockLinear::create(WeightBlocks::q4_1, blocks, {}, 2, 32, 2, layer).ok());
+  std::vector<float> x(96), y(6);
+  s = layer.forward(x.data(), 3, y.data());
+  CHECK(s.message().find("3 rows (1 to 2 fit)") != std::string::npos);
+  CHECK(layer.weight_bytes() == 160 + 8 * 4);  // a group of 8 channels (scales, mins, values), its biases
+}

@@ -18,12 +18,13 @@ with "stop", the others with "length". The completions and chat cases again one 
 prompt-lookup drafts (num_speculative_tokens 4): the same answers, and /metrics must show draft
 tokens both confirmed and rejected on the way.
 
-The default service (INT8) decodes greedily from activations quantized to 8 bits, so its
-answers drift from FP32 at near-ties. Its answers are checked where the reference is never close
-to a tie (every step's top-1 logit ahead by more than MARGIN): those must be the reference's,
-"stop" included; and its first 16 tokens on all 10 prompts must equal the FP32 service's on at
-least as many prompts as tests/reference/llm_reference_test.cpp asserts in process (5 of 10 on
-either instruction set; docs/LLM.md).
+The default service (INT8), and the same with precision = "int4", decode greedily from
+activations quantized to 8 bits, so their answers drift from FP32 at near-ties. Their answers
+are checked where the reference is never close to a tie (every step's top-1 logit ahead by
+more than MARGIN): those must be the reference's, "stop" included; and their first 16 tokens on
+all 10 prompts must equal the FP32 service's on at least as many prompts as
+tests/reference/llm_reference_test.cpp asserts in process (5 of 10 for INT8 on either
+instruction set, 5 for INT4; docs/LLM.md).
 
 Usage: reference_answers_test.py PATH/TO/coinfer-serve PATH/TO/configs/default.toml
        PATH/TO/coinfer-batch PATH/TO/reference_transformers.json
@@ -45,6 +46,7 @@ from serve import SKIPPED, config_copy, smollm2_installed, start_server  # tests
 
 MAX_TOKENS = 32
 INT8_SAME_OF_16 = 5  # the reference test's floor for greedy INT8 = FP32 over 16 tokens
+INT4_SAME_OF_16 = 5  # ... and for INT4
 # INT8 answers must equal FP32's where transformers' top-1 logit leads the runner-up by more
 # than this at every step of the answer: INT8's logit error on SmolLM2 is about 0.1 (the
 # reference test's teacher-forced disagreements are at margins below 0.5).
@@ -191,7 +193,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as work:
         config = config_copy(default_config, work, replace=[
-            ('precision = "int8"         # or "fp32"', 'precision = "fp32"  #'),
+            ('precision = "int8"         #', 'precision = "fp32"  #'),
             ('cache = "exact"            # repeated', 'cache = "off"  #')])
 
         proc, address = start_server(serve_binary, config, extra_args=["--model", "smollm2"])
@@ -234,18 +236,24 @@ def main():
              if min(c["margins"][:len(c["margins"]) if c["answer_finish"] == "length"
                                  else c["first_eog"] + 1]) > MARGIN]
     check(clear, f"no chat case leads by more than {MARGIN} at every step")
-    proc, address = start_server(serve_binary, default_config, extra_args=["--model", "smollm2"])
-    try:
-        answers = parallel(lambda c: chat(f"http://{address}", c["messages"]) if c["kind"] == "chat"
-                           else completion(f"http://{address}", c["prompt"]), clear)
-        compare(f"INT8 (default service), the {len(clear)} cases without a near-tie", clear, answers)
-        int8_16 = first_16(f"http://{address}", cases)
-    finally:
-        stop_server(proc)
-    same = sum(a == b for a, b in zip(int8_16, fp32_16))
-    print(f"INT8 (default service): the first 16 tokens equal FP32's on {same} of {len(cases)} prompts",
-          flush=True)
-    check(same >= INT8_SAME_OF_16, f"INT8 = FP32 on {same} of 10 prompts, below {INT8_SAME_OF_16}")
+    # ... and the same service with precision = "int4" (the file's Q4_1 blocks).
+    with tempfile.TemporaryDirectory() as work:
+        int4_config = config_copy(default_config, work, replace=[
+            ('precision = "int8"         #', 'precision = "int4"  #')])
+        for name, config, floor in (("INT8 (default service)", default_config, INT8_SAME_OF_16),
+                                    ("INT4", int4_config, INT4_SAME_OF_16)):
+            proc, address = start_server(serve_binary, config, extra_args=["--model", "smollm2"])
+            try:
+                answers = parallel(lambda c: chat(f"http://{address}", c["messages"]) if c["kind"] == "chat"
+                                   else completion(f"http://{address}", c["prompt"]), clear)
+                compare(f"{name}, the {len(clear)} cases without a near-tie", clear, answers)
+                quantized_16 = first_16(f"http://{address}", cases)
+            finally:
+                stop_server(proc)
+            same = sum(a == b for a, b in zip(quantized_16, fp32_16))
+            print(f"{name}: the first 16 tokens equal FP32's on {same} of {len(cases)} prompts",
+                  flush=True)
+            check(same >= floor, f"{name} = FP32 on {same} of 10 prompts, below {floor}")
     print("ok")
 
 

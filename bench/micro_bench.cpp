@@ -19,9 +19,9 @@
 //                memory, as a decode step does), against a STREAM-style triad
 //                (a = b + s * c) over the same number of bytes: INT8 weight bytes per second
 //                over the triad's bytes per second is the share of the memory bandwidth used;
-//                and through BlockLinear with Q4_1 blocks (precision "int4"), copies adding up
-//                to the same weight count: calls per second over the INT8 kernel's, and its
-//                block bytes per second over the triad's
+//                and through BlockLinear as precision "int4" holds the layer (Q4_1 blocks, the
+//                head Q8_0), copies adding up to the same weight count: calls per second over
+//                the INT8 kernel's, and its block bytes per second over the triad's
 //
 //   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 //
@@ -434,22 +434,25 @@ void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
   state.counters["calls"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// The same layer as Q4_1 blocks (LlamaPrecision::int4), as many copies as llm_gemm makes
-// (the same weights per call, 0.625 bytes each).
+// The same layer as LlamaPrecision::int4 holds it, as many copies as llm_gemm makes (the
+// same weights per call): Q4_1 blocks (0.625 bytes per weight), the head Q8_0 (1.0625).
 void llm_blocks(benchmark::State& state, LinearShape s, int m) {
+  const bool head = std::string_view(s.name) == "smollm2.head";
+  const WeightBlocks format = head ? WeightBlocks::q8_0 : WeightBlocks::q4_1;
   const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
   const std::size_t copies = std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
   std::vector<BlockLinear> layers(copies);
   for (std::size_t i = 0; i < copies; ++i) {
     const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, static_cast<unsigned>(i + 1));
     std::vector<std::byte> blocks;
-    ggml_quantize(static_cast<std::uint32_t>(GgmlType::q4_1), weight.data(), weight.size(), blocks);
-    if (Status status = BlockLinear::create(WeightBlocks::q4_1, blocks, {}, s.n, s.k, 8, layers[i]); !status) {
+    ggml_quantize(static_cast<std::uint32_t>(head ? GgmlType::q8_0 : GgmlType::q4_1), weight.data(),
+                  weight.size(), blocks);
+    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, 8, layers[i]); !status) {
       state.SkipWithError(status.message().c_str());
       return;
     }
   }
-  state.SetLabel(layers[0].kernel());
+  state.SetLabel(std::string(layers[0].kernel()) + "/" + to_string(format));
   const std::vector<float> x = uniform_floats(static_cast<std::size_t>(m) * k, -2, 2, 3);
   std::vector<float> y(static_cast<std::size_t>(m) * n);
   std::size_t next = 0;

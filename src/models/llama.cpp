@@ -63,18 +63,71 @@ void store8_half(half_t* p, v8f v) noexcept {
 #endif
 }
 
-float dot_half(const float* a, const half_t* b, int n) noexcept {
-  v8f acc{};
-  for (int i = 0; i < n; i += 8) acc += load8(a + i) * load8_half(b + i);
+float hsum8(v8f v) noexcept {
   float s = 0;
-  for (int l = 0; l < 8; ++l) s += acc[l];
+  for (int l = 0; l < 8; ++l) s += v[l];
   return s;
 }
 
-// y += a * x
-void axpy_half(float a, const half_t* x, float* y, int n) noexcept {
-  const v8f va = v8f{} + a;
-  for (int i = 0; i < n; i += 8) store8(y + i, load8(y + i) + va * load8_half(x + i));
+// Query heads that share a KV head are attended together, up to this many at a time: each
+// cached key and value is read and widened from FP16 once for all of them.
+constexpr int kHeadsTogether = 4;
+
+// Where one sequence's cached keys and values of one KV head lie: position j at
+// cache + table[j / block] * block_values + (kv_head * block + j % block) * head_dim.
+struct KvRows {
+  const half_t* k;
+  const half_t* v;
+  std::span<const std::int32_t> table;
+  std::size_t block_values;
+  int block, kv_head, head_dim;
+  std::size_t at(int j) const noexcept {
+    return static_cast<std::size_t>(table[j / block]) * block_values +
+           (static_cast<std::size_t>(kv_head) * block + j % block) * head_dim;
+  }
+};
+
+// Causal attention of G query heads (q: G x head_dim, consecutive) over positions 0..last of
+// one KV head, into out (G x head_dim). scores: G x stride floats of scratch. Per head the sums
+// run in the same order as for one head alone.
+template <int G>
+void attend(const float* q, const KvRows& kv, int last, float scale, float* scores, int stride,
+            float* out) noexcept {
+  const int hd = kv.head_dim;
+  float max[G], inv[G];
+  for (int g = 0; g < G; ++g) max[g] = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j <= last; ++j) {
+    const half_t* k = kv.k + kv.at(j);
+    v8f acc[G] = {};
+    for (int d = 0; d < hd; d += 8) {
+      const v8f kd = load8_half(k + d);
+      for (int g = 0; g < G; ++g) acc[g] += load8(q + g * hd + d) * kd;
+    }
+    for (int g = 0; g < G; ++g) {
+      const float score = hsum8(acc[g]) * scale;
+      scores[g * stride + j] = score;
+      max[g] = std::max(max[g], score);
+    }
+  }
+  for (int g = 0; g < G; ++g) {
+    float* sg = scores + g * stride;
+    float sum = 0;
+    for (int j = 0; j <= last; ++j) {
+      sg[j] = std::exp(sg[j] - max[g]);
+      sum += sg[j];
+    }
+    inv[g] = 1.0f / sum;
+  }
+  std::fill(out, out + G * hd, 0.0f);
+  for (int j = 0; j <= last; ++j) {
+    const half_t* v = kv.v + kv.at(j);
+    v8f p[G];
+    for (int g = 0; g < G; ++g) p[g] = v8f{} + scores[g * stride + j] * inv[g];
+    for (int d = 0; d < hd; d += 8) {
+      const v8f vd = load8_half(v + d);
+      for (int g = 0; g < G; ++g) store8(out + g * hd + d, load8(out + g * hd + d) + p[g] * vd);
+    }
+  }
 }
 
 // y = x / sqrt(mean(x^2) + eps) * w, as llama.cpp's ggml_rms_norm followed by the weight.
@@ -272,7 +325,7 @@ struct LlamaModel::Weights {
 
   // Step scratch, sized for max_step_tokens rows.
   std::vector<float> x, xn, qkv, attn, proj, gate_up, act, hidden_rows;
-  std::vector<float> scores;  // per compute thread: [context]
+  std::vector<float> scores;  // per compute thread: [kHeadsTogether][context]
   std::vector<int> token_seq;  // step token -> sequence index
 };
 
@@ -598,8 +651,8 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
                                 std::span<float>(w.x.data() + static_cast<std::size_t>(t) * h, h));
   }
   const int team = std::max(1, compute_team_size());
-  if (w.scores.size() < static_cast<std::size_t>(team) * c.context) {
-    w.scores.resize(static_cast<std::size_t>(team) * c.context);
+  if (w.scores.size() < static_cast<std::size_t>(team) * kHeadsTogether * c.context) {
+    w.scores.resize(static_cast<std::size_t>(team) * kHeadsTogether * c.context);
   }
   // Position of step token t.
   auto position_of = [&](int t) {
@@ -650,36 +703,27 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
         }
       }
     });
-    // Causal attention of every (token, head) over its sequence's cached positions 0..pos.
-    parallel_for(static_cast<std::int64_t>(n) * c.heads, 4, 0,
+    // Causal attention of every (token, KV head) over its sequence's cached positions 0..pos,
+    // for the query heads that share the KV head (grouped-query attention), kHeadsTogether at
+    // a time.
+    parallel_for(static_cast<std::int64_t>(n) * c.kv_heads, 2, 0,
                  [&](int thread, std::int64_t b, std::int64_t e) {
-      float* scores = w.scores.data() + static_cast<std::size_t>(thread) * c.context;
+      float* scores = w.scores.data() + static_cast<std::size_t>(thread) * kHeadsTogether * c.context;
       for (auto i = b; i < e; ++i) {
-        const int t = static_cast<int>(i / c.heads);
-        const int head = static_cast<int>(i % c.heads);
-        const int kvh = head / group;
+        const int t = static_cast<int>(i / c.kv_heads);
+        const int kvh = static_cast<int>(i % c.kv_heads);
+        const KvRows kv{k_cache, v_cache, steps[w.token_seq[t]].block_table, block_values, bs, kvh, hd};
         const int pos = position_of(t);
-        const auto& table = steps[w.token_seq[t]].block_table;
-        const float* q = &w.qkv[static_cast<std::size_t>(t) * qkv_w + head * hd];
-        float max = -std::numeric_limits<float>::infinity();
-        for (int j = 0; j <= pos; ++j) {
-          const half_t* k = k_cache + static_cast<std::size_t>(table[j / bs]) * block_values +
-                            (static_cast<std::size_t>(kvh) * bs + j % bs) * hd;
-          scores[j] = dot_half(q, k, hd) * scale;
-          max = std::max(max, scores[j]);
-        }
-        float sum = 0;
-        for (int j = 0; j <= pos; ++j) {
-          scores[j] = std::exp(scores[j] - max);
-          sum += scores[j];
-        }
-        float* out = &w.attn[static_cast<std::size_t>(t) * h + head * hd];
-        std::fill(out, out + hd, 0.0f);
-        const float inv = 1.0f / sum;
-        for (int j = 0; j <= pos; ++j) {
-          const half_t* v = v_cache + static_cast<std::size_t>(table[j / bs]) * block_values +
-                            (static_cast<std::size_t>(kvh) * bs + j % bs) * hd;
-          axpy_half(scores[j] * inv, v, out, hd);
+        for (int g0 = 0; g0 < group; g0 += kHeadsTogether) {
+          const int head0 = kvh * group + g0;
+          const float* q = &w.qkv[static_cast<std::size_t>(t) * qkv_w + head0 * hd];
+          float* out = &w.attn[static_cast<std::size_t>(t) * h + head0 * hd];
+          switch (std::min(kHeadsTogether, group - g0)) {
+            case 4: attend<4>(q, kv, pos, scale, scores, c.context, out); break;
+            case 3: attend<3>(q, kv, pos, scale, scores, c.context, out); break;
+            case 2: attend<2>(q, kv, pos, scale, scores, c.context, out); break;
+            default: attend<1>(q, kv, pos, scale, scores, c.context, out); break;
+          }
         }
       }
     });

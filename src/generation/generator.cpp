@@ -34,18 +34,16 @@ std::string_view to_string(FinishReason reason) noexcept {
 // A timer that never expires on its own: the requester waits on it, the engine's post
 // cancels it to wake the requester on its own executor.
 struct GenerationStream::Signal {
-  explicit Signal(asio::any_io_executor ex)
-      : executor(ex), timer(ex, asio::steady_timer::time_point::max()) {}
-  asio::any_io_executor executor;
+  explicit Signal(const asio::any_io_executor& ex) : timer(ex, asio::steady_timer::time_point::max()) {}
   asio::steady_timer timer;
 };
 
-GenerationStream::GenerationStream(asio::any_io_executor executor)
-    : signal_(std::make_unique<Signal>(std::move(executor))) {}
+GenerationStream::GenerationStream(asio::any_io_executor executor) : executor_(std::move(executor)) {}
 
 GenerationStream::~GenerationStream() = default;
 
 void GenerationStream::push(GenerationUpdate&& update) {
+  std::weak_ptr<Signal> waiter;
   {
     std::lock_guard lock(mutex_);
     if (!has_pending_) {
@@ -61,12 +59,18 @@ void GenerationStream::push(GenerationUpdate&& update) {
       pending_.cached_tokens = update.cached_tokens;
     }
     if (pending_.finish != FinishReason::none) finished_ = true;
+    waiter.swap(waiter_);
   }
-  // Wakes the requester on its own executor; the stream lives until that has run.
-  asio::post(signal_->executor, [self = shared_from_this()] { self->signal_->timer.cancel(); });
+  // Wakes a waiting requester on its own executor. Only a weak reference crosses over: the
+  // timer lives and dies on the requester's side. No waiter: next() finds the update itself.
+  if (!waiter.expired())
+    asio::post(executor_, [waiter = std::move(waiter)] {
+      if (auto signal = waiter.lock()) signal->timer.cancel();
+    });
 }
 
 asio::awaitable<bool> GenerationStream::next(GenerationUpdate& out) {
+  std::shared_ptr<Signal> signal;
   for (;;) {
     {
       std::lock_guard lock(mutex_);
@@ -78,8 +82,11 @@ asio::awaitable<bool> GenerationStream::next(GenerationUpdate& out) {
         co_return true;
       }
       if (delivered_) co_return false;
+      if (!signal) signal = std::make_shared<Signal>(executor_);
+      signal->timer.expires_at(asio::steady_timer::time_point::max());
+      waiter_ = signal;
     }
-    auto [ec] = co_await signal_->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    auto [ec] = co_await signal->timer.async_wait(asio::as_tuple(asio::use_awaitable));
     (void)ec;  // woken by push() (operation_aborted from cancel) or by our own cancellation
     auto state = co_await asio::this_coro::cancellation_state;
     if (state.cancelled() != asio::cancellation_type::none) {

@@ -6,6 +6,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <thread>
 
 #include "toy_generation.hpp"
 
@@ -255,4 +256,44 @@ TEST_CASE("engine: a request's num_speculative_tokens overrides the model's defa
   REQUIRE(engine.submit(greedy({hello, world, bang, hello, world}, 24), io.get_executor(), streams[1]).ok());
   run_all(io, {streams[1]});
   CHECK(engine.metrics().spec_decode_num_draft_tokens.value() == drafted);
+}
+
+TEST_CASE(
+    "generation stream: the engine may drop it last, after the requester's io_context is gone") {
+  // An offline job reads its streams on an io_context of its own and destroys it when the
+  // last update is read; the engine's thread may let go of a stream only later. Nothing of
+  // the requester's io_context may be touched then (ASan saw a timer destroyed after it).
+  std::shared_ptr<GenerationStream> engine_side;
+  std::vector<std::int32_t> read;
+  bool finished = false;
+  {
+    asio::io_context io;
+    auto stream = std::make_shared<GenerationStream>(io.get_executor());
+    engine_side = stream;
+    asio::co_spawn(
+        io,
+        [&, stream]() -> asio::awaitable<void> {
+          GenerationUpdate u;
+          while (co_await stream->next(u)) {
+            for (const auto& t : u.tokens) read.push_back(t.id);
+            if (u.finish != FinishReason::none) finished = true;
+          }
+        },
+        asio::detached);
+    std::thread engine([&] {
+      for (std::int32_t i = 0; i < 50; ++i) {
+        GenerationUpdate u;
+        u.tokens.emplace_back().id = i;
+        if (i == 49) u.finish = FinishReason::length;
+        engine_side->push(std::move(u));
+        if (i % 7 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+    io.run();
+    engine.join();
+  }
+  engine_side.reset();  // the last reference, on this side of the io_context's end
+  CHECK(finished);
+  REQUIRE(read.size() == 50);
+  for (std::int32_t i = 0; i < 50; ++i) CHECK(read[static_cast<std::size_t>(i)] == i);
 }

@@ -90,9 +90,13 @@ class GenerationStream : public std::enable_shared_from_this<GenerationStream> {
   void push(GenerationUpdate&& update);
 
  private:
+  // The requester's wake-up: a timer on its executor, owned by its waiting next() alone, so
+  // that the engine, which may hold the stream last, never destroys an object of the
+  // requester's io_context (which may be gone by then: an offline job's own io_context).
   struct Signal;
-  std::unique_ptr<Signal> signal_;
+  boost::asio::any_io_executor executor_;
   std::mutex mutex_;
+  std::weak_ptr<Signal> waiter_;  // set while next() waits
   GenerationUpdate pending_;
   bool has_pending_ = false;
   bool finished_ = false;   // the final update was pushed

@@ -9,6 +9,7 @@
 #include "coinfer/generation/llama_cpu_runner.hpp"
 #include "coinfer/models/llama.hpp"
 #include "coinfer/models/model_kind.hpp"
+#include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 
 namespace coinfer::generation {
@@ -42,7 +43,7 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   if (config.device != "cpu")
     return Status::invalid(where + ".device: kind 'llm' runs on the CPU only");
   ModelOptions options(config);
-  std::string precision = "int8";
+  std::string precision = "auto";
   std::int64_t kv_cache_mib = 512, block_size = 16, max_num_seqs = 64, max_step_tokens = 256,
                max_model_len = 8192;
   bool chunked_prefill = true, prefix_caching = true, static_batching = false, optional = false;
@@ -75,9 +76,18 @@ Status make_generator(const ModelConfig& config, int compute_threads,
     return Status::invalid(where + ".prompt_lookup_min: must not exceed prompt_lookup_max (" +
                            std::to_string(prompt_lookup_max) + ")");
   }
-  if (precision != "int8" && precision != "int4" && precision != "fp32") {
-    return Status::invalid(where + ".precision: expected \"int8\", \"int4\" or \"fp32\", got \"" + precision +
-                           "\"");
+  if (precision != "auto" && precision != "int8" && precision != "int4" && precision != "fp32") {
+    return Status::invalid(where + ".precision: expected \"auto\", \"int8\", \"int4\" or \"fp32\", got \"" +
+                           precision + "\"");
+  }
+  // "auto": INT8 where its weights get the full INT8 range and the VNNI/AMX kernels run, INT4
+  // elsewhere (AVX2: INT8 weights keep ±63 levels, and INT4 decodes faster and agrees better
+  // with the FP32 reference; docs/LLM.md, "Precision").
+  std::string precision_note;
+  if (precision == "auto") {
+    const bool vnni = Int8Linear::saturation_free_weight_qmax() == 127;
+    precision = vnni ? "int8" : "int4";
+    precision_note = vnni ? " (auto: VNNI)" : " (auto: no VNNI)";
   }
   if (config.weights.empty()) return Status::invalid(where + ".weights: missing (a GGUF file)");
   const std::filesystem::path path = config.weights;  // the config loader resolved it
@@ -158,14 +168,15 @@ Status make_generator(const ModelConfig& config, int compute_threads,
       static_cast<std::int32_t>(std::min<std::size_t>(config.max_queue_size, 1 << 20));
   engine.prefix_caching = prefix_caching;
   engine.default_system_prompt = system_prompt;
+  if (model_options.precision == LlamaPrecision::int8)
+    precision_note += " (" + std::to_string(model->outlier_channels()) + " input channels in FP32 after calibration)";
   spdlog::info(
       "{}: {} {} layers, hidden {}, {} heads ({} KV), vocab {}, RoPE {} theta {}{}{}, {} KV "
-      "blocks of {} tokens ({} MiB), {} ({} input channels in FP32 after calibration)",
+      "blocks of {} tokens ({} MiB), {}{}",
       where, shape.architecture, shape.layers, shape.hidden, shape.heads, shape.kv_heads,
       shape.vocab, shape.rope == DecoderSpec::Rope::neox ? "neox" : "normal", shape.rope_theta,
       shape.attention_bias ? ", QKV biases" : "", shape.tied_output ? ", tied head" : "",
-      model_options.kv_blocks, block_size, model_options.kv_blocks * block_bytes >> 20, precision,
-      model->outlier_channels());
+      model_options.kv_blocks, block_size, model_options.kv_blocks * block_bytes >> 20, precision, precision_note);
   out = std::make_unique<Engine>(
       std::make_unique<LlamaCpuRunner>(std::move(model), compute_threads),
       std::shared_ptr<const ByteLevelBpeTokenizer>(std::move(tokenizer)), std::move(engine));

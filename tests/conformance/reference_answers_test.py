@@ -18,7 +18,8 @@ with "stop", the others with "length". The completions and chat cases again one 
 prompt-lookup drafts (num_speculative_tokens 4): the same answers, and /metrics must show draft
 tokens both confirmed and rejected on the way.
 
-The default service (INT8), and the same with precision = "int4", decode greedily from
+The default service with precision = "int8" and with precision = "int4" (its "auto" is one of
+them, by the CPU), decode greedily from
 activations quantized to 8 bits, so their answers drift from FP32 at near-ties. Their answers
 are checked where the reference is never close to a tie (every step's top-1 logit ahead by
 more than MARGIN): those must be the reference's, "stop" included; and their first 16 tokens on
@@ -193,7 +194,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as work:
         config = config_copy(default_config, work, replace=[
-            ('precision = "int8"         #', 'precision = "fp32"  #'),
+            ('precision = "auto"         #', 'precision = "fp32"  #'),
             ('cache = "exact"            # repeated', 'cache = "off"  #')])
 
         proc, address = start_server(serve_binary, config, extra_args=["--model", "smollm2"])
@@ -231,16 +232,20 @@ def main():
         compare("coinfer-batch --chat", one_user,
                 batch(batch_binary, config, work, [c["messages"][0]["content"] for c in one_user], True))
 
-    # The default service, INT8: the chat answers transformers never nearly tied on.
+    # The default service in INT8 and in INT4 ("auto" picks one of them by the CPU): the chat
+    # answers transformers never nearly tied on.
     clear = [c for c in chats + chatml
              if min(c["margins"][:len(c["margins"]) if c["answer_finish"] == "length"
                                  else c["first_eog"] + 1]) > MARGIN]
     check(clear, f"no chat case leads by more than {MARGIN} at every step")
-    # ... and the same service with precision = "int4" (the file's Q4_1 blocks).
     with tempfile.TemporaryDirectory() as work:
-        int4_config = config_copy(default_config, work, replace=[
-            ('precision = "int8"         #', 'precision = "int4"  #')])
-        for name, config, floor in (("INT8 (default service)", default_config, INT8_SAME_OF_16),
+        for sub in ("int8", "int4"):
+            os.mkdir(os.path.join(work, sub))
+        int8_config = config_copy(default_config, os.path.join(work, "int8"), replace=[
+            ('precision = "auto"         #', 'precision = "int8"  #')])
+        int4_config = config_copy(default_config, os.path.join(work, "int4"), replace=[
+            ('precision = "auto"         #', 'precision = "int4"  #')])
+        for name, config, floor in (("INT8", int8_config, INT8_SAME_OF_16),
                                     ("INT4", int4_config, INT4_SAME_OF_16)):
             proc, address = start_server(serve_binary, config, extra_args=["--model", "smollm2"])
             try:

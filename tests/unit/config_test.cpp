@@ -362,9 +362,12 @@ TEST_CASE("an llm's outlier and speculation settings are numbers in range, refus
         "models.m.prompt_lookup_min: must not exceed prompt_lookup_max (4)");
   CHECK(error("speculative_max_running = 0\n") ==
         "models.m.speculative_max_running: must be within 1..4096");
+  CHECK(error("precision = \"int2\"\n") ==
+        "models.m.precision: expected \"auto\", \"int8\", \"int4\" or \"fp32\", got \"int2\"");
   // Accepted (an integer ratio too): loading then fails on the missing file, not on the keys.
   for (const char* ok : {"outlier_ratio = 1.5\nmax_outlier_channels = 256\n", "outlier_ratio = 3\n",
-                         "num_speculative_tokens = 0\nprompt_lookup_min = 1\nprompt_lookup_max = 1\n"}) {
+                         "num_speculative_tokens = 0\nprompt_lookup_min = 1\nprompt_lookup_max = 1\n",
+                         "precision = \"auto\"\n", "precision = \"int4\"\n", "precision = \"fp32\"\n"}) {
     CAPTURE(ok);
     CHECK(error(ok).find("models.m.weights") == 0);
   }

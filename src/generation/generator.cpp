@@ -82,8 +82,7 @@ asio::awaitable<bool> GenerationStream::next(GenerationUpdate& out) {
         co_return true;
       }
       if (delivered_) co_return false;
-      if (!signal) signal = std::make_shared<Signal>(executor_);
-      signal->timer.expires_at(asio::steady_timer::time_point::max());
+      if (!signal) signal = std::make_shared<Signal>(executor_);  // cancel() keeps its expiry
       waiter_ = signal;
     }
     auto [ec] = co_await signal->timer.async_wait(asio::as_tuple(asio::use_awaitable));

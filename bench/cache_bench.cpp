@@ -10,6 +10,10 @@
 //     then, leaving one source out at a time, the threshold the other sources choose (the
 //     lowest reaching precision P, 0.97) and the left-out source's figures at it, with no
 //     checks, all checks, and each check left out; and the checks' time per candidate.
+//     --verifier SOURCE=ADAPTER (repeatable; * for every source) scores SOURCE's pairs with
+//     the cross-encoder ADAPTER (INT8, one pair a forward, timed) and adds the variants
+//     "verifier" (score >= --verifier-threshold, 0.9, no checks) and "checks_verifier" (both);
+//     give each source the adapter trained without it for held-out figures.
 //
 //   coinfer-cache-bench index [--entries N] [--dim D] [--index auto|flat|ivf] [--nprobe P]
 //     Fills a cache with N unit vectors, then times inserts into the full cache (each evicts
@@ -63,7 +67,11 @@ struct Pair {
   // Whether the agreement checks refuse b against a: all of them, and each one left out.
   bool refused = false;
   std::vector<bool> refused_without;
+  float verifier = -1.0f;  // the verifier's score of (a, b); < 0: not scored
 };
+
+// The verifier's bar (--verifier-threshold) for the variants that use it.
+float verifier_bar = 0.9f;
 
 // The checks whose contribution is measured (left out one at a time).
 constexpr Disagreement kChecks[] = {
@@ -116,6 +124,45 @@ Status embed_all(const std::filesystem::path& model_dir, std::vector<Pair>& pair
   return {};
 }
 
+// Scores (a, b) with the cross-encoder `adapter` (INT8, as the server runs it) for every pair
+// of `source` (all sources for "*"), one pair a forward as a lookup's verification runs;
+// appends each forward's time.
+Status verify_all(const std::filesystem::path& model_dir, const std::string& adapter,
+                  const std::vector<std::string>& sources, const std::string& source,
+                  std::vector<Pair>& pairs, std::vector<double>& micros) {
+  WordPieceTokenizer tokenizer;
+  if (auto s = WordPieceTokenizer::load(model_dir / "vocab.txt", tokenizer); !s) return s;
+  BertEncoderOptions options;
+  options.max_batch_size = 1;
+  options.adapter = adapter;
+  std::unique_ptr<BertEncoder> model;
+  if (auto s = BertEncoder::load(model_dir / "model.safetensors", "verifier", "1", options, model);
+      !s) {
+    return s;
+  }
+  std::vector<Tensor> outputs(1);
+  std::vector<std::int32_t> ids;
+  for (Pair& p : pairs) {
+    if (source != "*" && sources[p.source] != source) continue;
+    if (p.context_a != p.context_b) continue;
+    const auto start = Clock::now();
+    // [CLS] a [SEP] b [SEP], cut longest first to 128 as the served verifier does.
+    ids.clear();
+    std::size_t needed = 0;
+    if (auto s = encode_pair(tokenizer, p.a, p.b, 128, ids, needed); !s) return s;
+    ConstTensorView view;
+    view.dtype = DType::Int32;
+    view.shape = {static_cast<std::int64_t>(ids.size())};
+    view.data = reinterpret_cast<const std::byte*>(ids.data());
+    const std::int64_t offsets[2] = {0, static_cast<std::int64_t>(ids.size())};
+    const Batch batch{1, {&view, 1}, offsets, {}};
+    if (auto s = model->forward(batch, outputs); !s) return s;
+    p.verifier = outputs[0].values<float>()[0];
+    micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  }
+  return {};
+}
+
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
@@ -124,8 +171,11 @@ double percentile(std::vector<double> v, double p) {
 // What a cache with one entry per pair (a stored, b asked in the same namespace) answers:
 // a hit when the contexts are the same, the cosine reaches the threshold and, with guards,
 // the checks in `leave_out` aside (-1: none left out), the checks agree.
+// leave_out -3: the verifier alone (no checks); -4: the checks and the verifier.
 bool hits(const Pair& p, float threshold, bool guards, int leave_out = -1) {
   if (p.context_a != p.context_b || p.cosine < threshold) return false;
+  if (leave_out == -3) return p.verifier >= verifier_bar;
+  if (leave_out == -4) return !p.refused && p.verifier >= verifier_bar;
   if (!guards) return true;
   return leave_out < 0 ? !p.refused : !p.refused_without[static_cast<std::size_t>(leave_out)];
 }
@@ -257,6 +307,7 @@ int quality(int argc, char** argv) {
   double target = 0.97;
   float fixed = 0.86f;  // the configured default, reported beside the chosen one
   std::string explain, dump;
+  std::vector<std::pair<std::string, std::string>> verifiers;  // source (or *), adapter
   std::vector<Pair> pairs;
   for (int i = 3; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -268,6 +319,13 @@ int quality(int argc, char** argv) {
       explain = argv[++i];
     } else if (arg == "--dump" && i + 1 < argc) {
       dump = argv[++i];
+    } else if (arg == "--verifier" && i + 1 < argc) {
+      const std::string spec = argv[++i];
+      const auto equals = spec.find('=');
+      if (equals == std::string::npos) return fail("--verifier SOURCE=ADAPTER (or *=ADAPTER)");
+      verifiers.emplace_back(spec.substr(0, equals), spec.substr(equals + 1));
+    } else if (arg == "--verifier-threshold" && i + 1 < argc) {
+      verifier_bar = static_cast<float>(std::atof(argv[++i]));
     } else {
       if (auto s = read_source(argv[i], sources.size(), pairs); !s) return fail(s.message());
       sources.push_back(stem(argv[i]));
@@ -275,6 +333,16 @@ int quality(int argc, char** argv) {
   }
   if (sources.empty()) return fail("no source of pairs given");
   if (auto s = embed_all(model_dir, pairs); !s) return fail(s.message());
+  std::vector<double> verify_us;
+  for (const auto& [source, adapter] : verifiers) {
+    if (auto s = verify_all(model_dir, adapter, sources, source, pairs, verify_us); !s) {
+      return fail(adapter + ": " + s.message());
+    }
+  }
+  if (!verify_us.empty()) {
+    std::printf("{\"bench\":\"cache_verifier\",\"pairs\":%zu,\"p50_us\":%.1f,\"p99_us\":%.1f}\n",
+                verify_us.size(), percentile(verify_us, 0.5), percentile(verify_us, 0.99));
+  }
   // --dump FILE: every pair with its cosine, one JSON line each, for analyses elsewhere.
   if (!dump.empty()) {
     std::string out;
@@ -289,6 +357,10 @@ int quality(int argc, char** argv) {
       out += p.context_a == p.context_b ? "true" : "false";
       out += R"(,"cosine":)";
       json_append_number(out, p.cosine);
+      out += R"(,"checks":)";
+      json_append_string(out, to_string(disagreement(p.b, p.a)));
+      out += R"(,"verifier":)";
+      json_append_number(out, p.verifier);
       out += R"(,"a":)";
       json_append_string(out, p.a);
       out += R"(,"b":)";
@@ -333,6 +405,11 @@ int quality(int argc, char** argv) {
     for (float t : grid) {
       print("cache_quality", sources[src], "off", t, score(pairs, take, t, false));
       print("cache_quality", sources[src], "checks", t, score(pairs, take, t, true));
+      if (!verifiers.empty()) {
+        print("cache_quality", sources[src], "verifier", t, score(pairs, take, t, true, -3));
+        print("cache_quality", sources[src], "checks_verifier", t,
+              score(pairs, take, t, true, -4));
+      }
     }
   }
 
@@ -340,6 +417,10 @@ int quality(int argc, char** argv) {
   // reach the target precision; the left-out source is scored at it. Per variant: no checks,
   // all, and all but one.
   std::vector<std::pair<std::string, int>> variants{{"off", -2}, {"checks", -1}};
+  if (!verifiers.empty()) {
+    variants.emplace_back("verifier", -3);
+    variants.emplace_back("checks_verifier", -4);
+  }
   for (std::size_t d = 0; d < std::size(kChecks); ++d) {
     variants.emplace_back("without_" + std::string(to_string(kChecks[d])), static_cast<int>(d));
   }
@@ -501,7 +582,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "index") return index_bench(argc, argv);
   return fail(
       "usage: quality MODEL_DIR SOURCE.jsonl... [--target P] [--threshold T] [--explain SOURCE] "
-      "[--dump FILE] "
+      "[--dump FILE] [--verifier SOURCE=ADAPTER]... [--verifier-threshold P] "
       "| index [--entries N] [--dim D] "
       "[--index auto|flat|ivf] [--nprobe P] [--queries Q]");
 }

@@ -259,7 +259,7 @@ class Service {
     add(std::make_shared<EchoModel>(std::move(pair)), policy);
     policy.max_batch_size = TokenStatsModel::kMaxBatchSize;
     add(std::make_shared<TokenStatsModel>(), policy,
-        TextInput{small_tokenizer(), "text", TokenStatsModel::kMaxInputTokens, false});
+        TextInput{small_tokenizer(), "text", TokenStatsModel::kMaxInputTokens, false, ""});
     add_oip_routes(router, repository);
     add_openai_routes(router, repository);
   }

@@ -1,4 +1,4 @@
-// The WordPiece tokenizer: encode, truncation, decode, and the vocabulary reader.
+// The WordPiece tokenizer: encode, truncation, pairs, decode, and the vocabulary reader.
 //
 // Input: text (any bytes). It is encoded with a small vocabulary (fuzz_support.hpp): invalid
 // UTF-8 is an error that leaves `ids` as it was; otherwise the ids are [CLS] ... [SEP], all in
@@ -54,6 +54,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::size_t max_length = 2 + (size > 0 ? data[0] % 16 : 0);
   encode_and_decode(*tokenizer, text, max_length);
+
+  // The bytes split in two as a pair: [CLS] a [SEP] b [SEP], within max_length when it cuts.
+  const std::size_t half = size / 2;
+  std::vector<std::int32_t> pair = {7};
+  std::size_t needed = 0;
+  const std::size_t pair_max = 3 + max_length;
+  if (encode_pair(*tokenizer, text.substr(0, half), text.substr(half), pair_max, pair, needed)
+          .ok() &&
+      pair.size() > 1) {
+    const std::span<const std::int32_t> row = std::span(pair).subspan(1);
+    check(row.size() == std::min(needed, pair_max), "a pair is cut to max_length, no shorter");
+    check(row.front() == tokenizer->cls_id() && row.back() == tokenizer->sep_id() &&
+              std::count(row.begin(), row.end(), tokenizer->sep_id()) >= 2,
+          "[CLS] a [SEP] b [SEP]");
+  } else {
+    check(pair.size() == 1, "a pair that fails appends nothing");
+  }
 
   // The bytes as token ids: decodes only when every id is in the vocabulary.
   std::vector<std::int32_t> ids(size / sizeof(std::int32_t));

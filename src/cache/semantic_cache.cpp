@@ -111,16 +111,28 @@ bool SemanticCache::lookup_exact(const CacheKey& key, CacheHit& hit) {
   if (expired(entry, Clock::now())) return false;
   entry.last_used.store(now_ns(), std::memory_order_relaxed);
   entry.last_similarity.store(1.0f, std::memory_order_relaxed);
-  hit = {entry.id, HitKind::exact, 1.0f, entry.payload};
+  hit = {entry.id, HitKind::exact, 1.0f, entry.payload, {}};
   metrics_.exact_hits.add();
   return true;
 }
 
 bool SemanticCache::lookup(const CacheKey& key, std::span<const float> vector, CacheHit& hit,
                            float* nearest) {
+  thread_local std::vector<CacheHit> found;
+  if (candidates(key, vector, found, 1, nearest) == 0) return false;
+  if (!accept(found.front())) return false;
+  hit = std::move(found.front());
+  hit.text.clear();
+  return true;
+}
+
+std::size_t SemanticCache::candidates(const CacheKey& key, std::span<const float> vector,
+                                      std::vector<CacheHit>& out, std::size_t max,
+                                      float* nearest) {
   LookupTimer timer(metrics_.lookup_seconds);
+  out.clear();
   if (nearest) *nearest = 0.0f;
-  if (vector.size() != static_cast<std::size_t>(options_.dimension)) return false;
+  if (vector.size() != static_cast<std::size_t>(options_.dimension) || max == 0) return 0;
   thread_local std::string buffer;
   make_key(buffer, key.ns, key.scope);
   const std::size_t k = std::max<std::size_t>(1, options_.candidates);
@@ -130,7 +142,7 @@ bool SemanticCache::lookup(const CacheKey& key, std::span<const float> vector, C
   ids.resize(k);
   std::shared_lock lock(mutex_);
   const auto partition = partitions_.find(buffer);
-  if (partition == partitions_.end()) return false;
+  if (partition == partitions_.end()) return 0;
   const std::size_t found =
       partition->second->index.search(vector, k, similarities.data(), ids.data());
   if (found > 0) {
@@ -139,10 +151,10 @@ bool SemanticCache::lookup(const CacheKey& key, std::span<const float> vector, C
   }
   const auto now = Clock::now();
   const float bar = threshold_locked(key.ns);
-  for (std::size_t i = 0; i < found && similarities[i] >= bar; ++i) {
+  for (std::size_t i = 0; i < found && similarities[i] >= bar && out.size() < max; ++i) {
     const auto it = by_id_.find(ids[i]);
     if (it == by_id_.end() || expired(*it->second, now)) continue;
-    Entry& entry = *it->second;
+    const Entry& entry = *it->second;
     if (similarities[i] < entry.min_similarity) {
       metrics_.threshold_rejections.add();
       continue;
@@ -151,13 +163,21 @@ bool SemanticCache::lookup(const CacheKey& key, std::span<const float> vector, C
       metrics_.guard_rejections.add();
       continue;
     }
-    entry.last_used.store(now_ns(), std::memory_order_relaxed);
-    entry.last_similarity.store(similarities[i], std::memory_order_relaxed);
-    hit = {entry.id, HitKind::semantic, similarities[i], entry.payload};
-    metrics_.semantic_hits.add();
-    return true;
+    out.push_back({entry.id, HitKind::semantic, similarities[i], entry.payload,
+                   std::string(entry.text())});
   }
-  return false;
+  return out.size();
+}
+
+bool SemanticCache::accept(const CacheHit& candidate) {
+  std::shared_lock lock(mutex_);
+  const auto it = by_id_.find(candidate.id);
+  if (it == by_id_.end() || expired(*it->second, Clock::now())) return false;
+  Entry& entry = *it->second;
+  entry.last_used.store(now_ns(), std::memory_order_relaxed);
+  entry.last_similarity.store(candidate.similarity, std::memory_order_relaxed);
+  metrics_.semantic_hits.add();
+  return true;
 }
 
 std::uint64_t SemanticCache::insert(const CacheKey& key, std::span<const float> vector,
@@ -821,6 +841,10 @@ void render_prometheus(const SemanticCache& cache, std::string& out) {
           "Semantic candidates above the namespace's threshold but below the entry's own, "
           "raised by a wrong-hit report.",
           m.threshold_rejections);
+  counter("coinfer_cache_verifier_rejections_total",
+          "Semantic candidates that passed the threshold and the guards but that the verifier "
+          "model (cache.verifier_model) scored below cache.verifier_threshold.",
+          m.verifier_rejections);
   append_metric_header(out, "coinfer_cache_feedback_total", "counter",
                        "Hits reported right or wrong through POST /v2/cache/feedback.");
   out += "coinfer_cache_feedback_total{verdict=\"right\"} ";

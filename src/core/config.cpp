@@ -264,6 +264,15 @@ Status read_cache(const toml::table& table, CacheConfig& c) {
   r.integer("ttl_s", c.ttl_s);
   r.string("embedding_model", c.embedding_model);
   r.number("similarity_threshold", c.similarity_threshold);
+  r.string("verifier_model", c.verifier_model);
+  r.number("verifier_threshold", c.verifier_threshold);
+  r.integer("verifier_candidates", c.verifier_candidates);
+  if (c.verifier_threshold < 0 || c.verifier_threshold > 1) {
+    r.fail("verifier_threshold", "must be in [0, 1]");
+  }
+  if (c.verifier_candidates < 1 || c.verifier_candidates > 16) {
+    r.fail("verifier_candidates", "must be in 1..16");
+  }
   if (const toml::node* guards = table.get("guards")) {
     r.mark_seen("guards");
     if (auto b = guards->value_exact<bool>()) {
@@ -614,6 +623,9 @@ std::string to_toml(const Config& c) {
                     {"ttl_s", c.cache.ttl_s},
                     {"embedding_model", c.cache.embedding_model},
                     {"similarity_threshold", c.cache.similarity_threshold},
+                    {"verifier_model", c.cache.verifier_model},
+                    {"verifier_threshold", c.cache.verifier_threshold},
+                    {"verifier_candidates", static_cast<std::int64_t>(c.cache.verifier_candidates)},
                     {"guards", c.cache.guards},
                     {"index", c.cache.index},
                     {"ivf_min_entries", static_cast<std::int64_t>(c.cache.ivf_min_entries)},

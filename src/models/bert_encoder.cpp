@@ -14,6 +14,9 @@ namespace coinfer {
 namespace {
 
 constexpr float layer_norm_eps = 1e-12f;
+// [CLS] and [SEP] in the BERT (uncased) vocabularies.
+constexpr std::int32_t cls_id = 101;
+constexpr std::int32_t sep_id = 102;
 constexpr float normalize_eps = 1e-12f;  // torch.nn.functional.normalize's default
 // Rows one INT8 GEMM runs at most: measured fastest on AVX2 among 64..512 (a chunk's INT32
 // accumulator, 256 x 1536 x 4 bytes, stays in L2 for the epilogue), and it caps Int8Linear's
@@ -108,6 +111,20 @@ Status BertEncoder::load(const std::filesystem::path& weights, std::string name,
   if (auto status = SafetensorsFile::open(weights, file); !status) return status;
   const TensorReader reader(file, weights.string());
 
+  // A pair classifier's adapter: its layer norms replace the base's, its low-rank updates are
+  // added to the base's linears, and it brings the classifier.
+  SafetensorsFile adapter_file;
+  const bool pairs = !options.adapter.empty();
+  if (pairs) {
+    if (auto status = SafetensorsFile::open(options.adapter, adapter_file); !status) return status;
+  }
+  const TensorReader adapter(adapter_file, options.adapter.string());
+  // A layer norm's gamma or beta: the adapter's when it has one.
+  const auto norm = [&](const std::string& name, std::int64_t h, std::vector<float>& out) {
+    return (pairs && adapter_file.tensor(name) != nullptr ? adapter : reader)
+        .append(name, {h}, out);
+  };
+
   std::unique_ptr<BertEncoder> model(new BertEncoder());
   BertEncoder& m = *model;
   m.precision_ = options.precision;
@@ -166,10 +183,22 @@ Status BertEncoder::load(const std::filesystem::path& weights, std::string name,
     }
   }
   for (const char* part : {"weight", "bias"}) {
-    if (auto s = reader.append(std::string("embeddings.LayerNorm.") + part, {h}, m.embedding_norm_);
-        !s) {
+    if (auto s = norm(std::string("embeddings.LayerNorm.") + part, h, m.embedding_norm_); !s) {
       return s;
     }
+  }
+  if (pairs) {
+    if (token_type.size() < 2 * static_cast<std::size_t>(h)) {
+      return Status::invalid(reader.origin() +
+                             ": embeddings.token_type_embeddings.weight has one token type; a "
+                             "pair classifier needs two");
+    }
+    m.second_segment_.resize(static_cast<std::size_t>(h));
+    for (std::size_t c = 0; c < static_cast<std::size_t>(h); ++c) {
+      m.second_segment_[c] = token_type[static_cast<std::size_t>(h) + c] - token_type[c];
+    }
+    if (auto s = adapter.append("classifier.weight", {1, h}, m.classifier_); !s) return s;
+    if (auto s = adapter.append("classifier.bias", {1}, m.classifier_); !s) return s;
   }
 
   int layer_count = 0;
@@ -197,8 +226,27 @@ Status BertEncoder::load(const std::filesystem::path& weights, std::string name,
                         std::int64_t k, Activation activation) -> Status {
     LinearWeights l{prefixes.front(), {}, {}, 0, static_cast<int>(k), activation};
     for (const std::string& prefix : prefixes) {
+      const std::size_t first_row = l.bias.size();
       if (auto s = reader.append(prefix + ".weight", {n_each, k}, l.weight); !s) return s;
       if (auto s = reader.append(prefix + ".bias", {n_each}, l.bias); !s) return s;
+      if (!pairs) continue;
+      // W += B A, the adapter's low-rank update (its scale folded into B).
+      const SafetensorsTensor* a = nullptr;
+      if (auto s = adapter.find(prefix + ".lora_a", {-1, k}, a); !s) return s;
+      const std::int64_t rank = a->shape[0];
+      std::vector<float> down, up;  // A [rank, k], B [n_each, rank]
+      if (auto s = adapter.append(prefix + ".lora_a", {rank, k}, down); !s) return s;
+      if (auto s = adapter.append(prefix + ".lora_b", {n_each, rank}, up); !s) return s;
+      const auto kk = static_cast<std::size_t>(k);
+      const auto r = static_cast<std::size_t>(rank);
+      for (std::size_t row = 0; row < static_cast<std::size_t>(n_each); ++row) {
+        float* w = l.weight.data() + (first_row + row) * kk;
+        for (std::size_t j = 0; j < r; ++j) {
+          const float b = up[row * r + j];
+          const float* d = down.data() + j * kk;
+          for (std::size_t c = 0; c < kk; ++c) w[c] += b * d[c];
+        }
+      }
     }
     l.n = static_cast<int>(l.bias.size());
     linears.push_back(std::move(l));
@@ -216,14 +264,10 @@ Status BertEncoder::load(const std::filesystem::path& weights, std::string name,
     if (auto s = read({p + "intermediate.dense"}, f, h, Activation::gelu); !s) return s;
     if (auto s = read({p + "output.dense"}, h, f, Activation::none); !s) return s;
     for (const char* part : {"weight", "bias"}) {
-      if (auto s =
-              reader.append(p + "attention.output.LayerNorm." + part, {h}, layer.attention_norm);
-          !s) {
+      if (auto s = norm(p + "attention.output.LayerNorm." + part, h, layer.attention_norm); !s) {
         return s;
       }
-      if (auto s = reader.append(p + "output.LayerNorm." + part, {h}, layer.output_norm); !s) {
-        return s;
-      }
+      if (auto s = norm(p + "output.LayerNorm." + part, h, layer.output_norm); !s) return s;
     }
   }
 
@@ -247,10 +291,12 @@ Status BertEncoder::load(const std::filesystem::path& weights, std::string name,
   md.max_batch_tokens = options.max_batch_tokens;
   md.inputs = {{"input_ids", DType::Int32, {-1, -1}, true}};
   md.outputs = {{"embedding", DType::FP32, {-1, m.hidden_}}};
+  if (pairs) md.outputs = {{"score", DType::FP32, {-1, 1}}};
 
   // Every tensor is copied out: the file's buffer can go before the linears are built.
   const std::string origin = reader.origin();
   file = SafetensorsFile();
+  adapter_file = SafetensorsFile();
   const auto failed = [&](const LinearWeights& l, const Status& s) {
     return Status(s.code(), origin + ": " + l.name + ": " + s.message());
   };
@@ -328,12 +374,20 @@ Status BertEncoder::encode(const std::int32_t* ids, std::span<const std::int64_t
                       r < static_cast<std::size_t>(last_row); ++r) {
                    const auto first = static_cast<std::size_t>(offsets[r]);
                    const auto length = static_cast<std::size_t>(offsets[r + 1]) - first;
+                   bool second = false;  // past the row's first [SEP]: token type 1 (pairs)
                    for (std::size_t p = 0; p < length; ++p) {
                      const auto id = static_cast<std::size_t>(ids[first + p]);
-                     add_layer_norm(word_embeddings_.data() + id * h,
-                                    position_embeddings_.data() + p * h, embedding_norm_.data(),
-                                    embedding_norm_.data() + h, 1, hidden_, layer_norm_eps,
-                                    x + (first + p) * h);
+                     const float* word = word_embeddings_.data() + id * h;
+                     thread_local std::vector<float> typed;
+                     if (second) {
+                       typed.resize(h);
+                       for (std::size_t c = 0; c < h; ++c) typed[c] = word[c] + second_segment_[c];
+                       word = typed.data();
+                     }
+                     add_layer_norm(word, position_embeddings_.data() + p * h,
+                                    embedding_norm_.data(), embedding_norm_.data() + h, 1, hidden_,
+                                    layer_norm_eps, x + (first + p) * h);
+                     second = second || (!second_segment_.empty() && ids[first + p] == sep_id);
                    }
                  }
                });
@@ -366,10 +420,9 @@ void BertEncoder::allocate_activations(std::size_t tokens) {
 }
 
 Status BertEncoder::calibrate(std::vector<std::vector<float>>& input_max) {
-  // [CLS] and [SEP] in the BERT (uncased) vocabularies; the ids below 1000 are special or
-  // unused word pieces.
-  constexpr std::int32_t cls = 101;
-  constexpr std::int32_t sep = 102;
+  // The ids below 1000 are special or unused word pieces.
+  constexpr std::int32_t cls = cls_id;
+  constexpr std::int32_t sep = sep_id;
   const std::int32_t first_piece = vocab_ > 2000 ? 1000 : 0;
   std::mt19937 rng(20240611);  // raw mt19937 output is the same on every platform
   std::vector<std::int32_t> ids;
@@ -464,7 +517,8 @@ Status BertEncoder::forward(const Batch& batch, std::span<Tensor> outputs) {
     return status;
   }
   const int rows = batch.rows;
-  const std::int64_t output_shape[] = {rows, hidden_};
+  const auto width = static_cast<std::size_t>(scores_pairs() ? 1 : hidden_);  // score or vector
+  const std::int64_t output_shape[] = {rows, static_cast<std::int64_t>(width)};
   outputs[0].resize(DType::FP32, output_shape);
   if (rows == 0) return {};
 
@@ -477,7 +531,6 @@ Status BertEncoder::forward(const Batch& batch, std::span<Tensor> outputs) {
   // Passes of whole rows, as many as fit max_pass_tokens, each through every layer.
   const std::int32_t* ids = batch.inputs[0].values<std::int32_t>().data();
   float* embedding = outputs[0].values<float>().data();
-  const auto h = static_cast<std::size_t>(hidden_);
   for (std::size_t first = 0, end = 0; first < static_cast<std::size_t>(rows); first = end) {
     end = first + 1;
     while (end < static_cast<std::size_t>(rows) &&
@@ -490,7 +543,7 @@ Status BertEncoder::forward(const Batch& batch, std::span<Tensor> outputs) {
     if (auto s = encode(ids + offsets[first], pass, [](std::size_t, const float*, int) {}); !s) {
       return s;
     }
-    pool(pass, embedding + first * h);
+    pool(pass, embedding + first * width);
   }
   return {};
 }
@@ -502,6 +555,16 @@ void BertEncoder::pool(std::span<const std::int64_t> offsets, float* embedding) 
   for (std::size_t r = 0; r + 1 < offsets.size(); ++r) {
     const auto first = static_cast<std::size_t>(offsets[r]);
     const auto last = static_cast<std::size_t>(offsets[r + 1]);
+    if (!classifier_.empty()) {  // a pair's score: sigmoid(w . mean + b), one float a row
+      float dot = 0.0f;
+      for (std::size_t t = first; t < last; ++t) {
+        const float* xt = x + t * h;
+        for (std::size_t c = 0; c < h; ++c) dot += classifier_[c] * xt[c];
+      }
+      const float logit = dot / static_cast<float>(last - first) + classifier_[h];
+      embedding[r] = 1.0f / (1.0f + std::exp(-logit));
+      continue;
+    }
     float* e = embedding + r * h;
     std::fill(e, e + h, 0.0f);
     for (std::size_t t = first; t < last; ++t) {

@@ -80,7 +80,8 @@ const ModelKind identity_kind{"identity", load_identity};
 const ModelKind mlp_kind{"mlp", load_mlp, /*serves_cuda=*/true};
 
 std::span<const ModelKind* const> builtin_model_kinds() noexcept {
-  static const ModelKind* const kinds[] = {&identity_kind, &mlp_kind, &sentence_embedding_kind};
+  static const ModelKind* const kinds[] = {&identity_kind, &mlp_kind, &sentence_embedding_kind,
+                                           &cross_encoder_kind};
   return kinds;
 }
 

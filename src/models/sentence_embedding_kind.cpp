@@ -10,6 +10,17 @@
 //   truncate = false                # cut longer texts instead of refusing them (400)
 //   precision = "int8"              # or "fp32" (the reference path; CPU only)
 //   device = "cuda:0"               # optional: the INT8 encoder on a GPU (CudaBertEncoder)
+//
+// Kind "cross_encoder": the same encoder with a pair classifier's adapter
+// (BertEncoderOptions::adapter): two texts in a row ("text", "text_pair"), tokenized as
+// [CLS] a [SEP] b [SEP] (the longer one cut first when `truncate` allows), one score in 0..1
+// out per pair. The response cache's verifier (docs/CACHE.md) is one. CPU only.
+//
+//   [models.cache-verifier]
+//   kind = "cross_encoder"
+//   weights = "model.safetensors"   # the base BertModel
+//   adapter = "adapter.safetensors" # low-rank updates, layer norms and the classifier
+//   (vocab, max_batch_tokens, max_input_tokens, truncate, precision: as above)
 #include <filesystem>
 
 #include "coinfer/models/bert_encoder.hpp"
@@ -54,13 +65,16 @@ Status load_on_cuda(const ModelConfig& config, const BertEncoderOptions& encoder
 #endif
 }
 
-Status load_sentence_embedding(const ModelConfig& config, ModelOptions& options, LoadedModel& out) {
+Status load_bert(const ModelConfig& config, ModelOptions& options, bool pairs,
+                 LoadedModel& out) {
   const std::string prefix = "models." + config.name + ".";
+  const char* kind = pairs ? "cross_encoder" : "sentence_embedding";
   if (config.weights.empty()) {
-    return Status::invalid(prefix +
-                           "weights: required for kind 'sentence_embedding' (a "
-                           "safetensors file)");
+    return Status::invalid(prefix + "weights: required for kind '" + kind +
+                           "' (a safetensors file)");
   }
+  std::string adapter;
+  if (pairs) options.path("adapter", adapter);
   std::string vocab = (std::filesystem::path(config.weights).parent_path() / "vocab.txt").string();
   std::int64_t max_batch_tokens = 8192;
   std::int64_t max_input_tokens = 256;
@@ -72,6 +86,10 @@ Status load_sentence_embedding(const ModelConfig& config, ModelOptions& options,
   options.boolean("truncate", truncate);
   options.string("precision", precision);
   if (auto status = options.finish(); !status) return status;
+  if (pairs && adapter.empty()) {
+    return Status::invalid(prefix +
+                           "adapter: required for kind 'cross_encoder' (a safetensors file)");
+  }
   if (precision != "int8" && precision != "fp32") {
     return Status::invalid(prefix + "precision: unknown precision '" + precision +
                            "' (known: int8, fp32)");
@@ -91,7 +109,11 @@ Status load_sentence_embedding(const ModelConfig& config, ModelOptions& options,
   encoder.max_batch_tokens = max_batch_tokens;
   encoder.max_length = static_cast<int>(max_input_tokens);
   encoder.precision = precision == "fp32" ? Precision::fp32 : Precision::int8;
+  encoder.adapter = adapter;
   int vocab_size = 0;
+  if (pairs && config.device != "cpu") {
+    return Status::invalid(prefix + "device: kind 'cross_encoder' runs on the CPU only");
+  }
   if (config.device != "cpu") {
     if (auto status = load_on_cuda(config, encoder, out, vocab_size); !status) return status;
   } else {
@@ -109,13 +131,23 @@ Status load_sentence_embedding(const ModelConfig& config, ModelOptions& options,
     return Status::invalid(prefix + "vocab: " + std::to_string(tokenizer->vocab_size()) +
                            " tokens, but the weights have " + std::to_string(vocab_size));
   }
-  out.text = TextInput{std::move(tokenizer), "text", max_input_tokens, truncate};
+  out.text = TextInput{std::move(tokenizer), "text", max_input_tokens, truncate,
+                       pairs ? "text_pair" : ""};
   return {};
+}
+
+Status load_sentence_embedding(const ModelConfig& config, ModelOptions& options, LoadedModel& out) {
+  return load_bert(config, options, false, out);
+}
+
+Status load_cross_encoder(const ModelConfig& config, ModelOptions& options, LoadedModel& out) {
+  return load_bert(config, options, true, out);
 }
 
 }  // namespace
 
 const ModelKind sentence_embedding_kind{"sentence_embedding", load_sentence_embedding,
                                         /*serves_cuda=*/true};
+const ModelKind cross_encoder_kind{"cross_encoder", load_cross_encoder};
 
 }  // namespace coinfer

@@ -44,6 +44,12 @@ Status find_text_model(const ModelRepository& repo, std::string_view model, cons
     return Status::invalid("model: '" + std::string(model) +
                            "' does not take text (it is not an embedding or language model)");
   }
+  if (!out->text()->pair_input_name.empty()) {
+    return Status::invalid("model: '" + std::string(model) +
+                           "' is a cross-encoder: it scores text pairs (/v2/models/" +
+                           std::string(model) + "/infer with inputs " + out->text()->input_name +
+                           " and " + out->text()->pair_input_name + ")");
+  }
   return {};
 }
 

@@ -28,6 +28,33 @@ class TextDecoder final : public RequestDecoder {
   std::string_view text_;
 };
 
+// The verifier's rows: (each candidate's text, the request's text), the order of its training
+// pairs (cached, then asked); cut longest first when over its length.
+class PairDecoder final : public RequestDecoder {
+ public:
+  PairDecoder(std::string_view text, const std::vector<cache::CacheHit>& candidates)
+      : text_(text), candidates_(candidates) {}
+  Status decode(const ModelMetadata&, InferRequest& request, InputSink*) override {
+    const auto rows = static_cast<std::int64_t>(candidates_.size());
+    Tensor& cached = request.inputs.emplace_back();
+    cached.resize(DType::Bytes, {rows});
+    Tensor& asked = request.inputs.emplace_back();
+    asked.resize(DType::Bytes, {rows});
+    cached.strings().clear();
+    asked.strings().clear();
+    for (const auto& c : candidates_) {
+      cached.strings().push_back(c.text);
+      asked.strings().emplace_back(text_);
+    }
+    request.parameters.emplace_back("truncate", true);
+    return {};
+  }
+
+ private:
+  std::string_view text_;
+  const std::vector<cache::CacheHit>& candidates_;
+};
+
 cache::CacheOptions cache_options(const CacheConfig& config, const Endpoint* embedder) {
   cache::CacheOptions options;
   options.max_entries = config.max_entries;
@@ -49,8 +76,11 @@ cache::CacheOptions cache_options(const CacheConfig& config, const Endpoint* emb
 
 }  // namespace
 
-CacheStage::CacheStage(const CacheConfig& config, Endpoint* embedder)
+CacheStage::CacheStage(const CacheConfig& config, Endpoint* embedder, Endpoint* verifier)
     : embedder_(embedder),
+      verifier_(verifier),
+      verifier_threshold_(static_cast<float>(config.verifier_threshold)),
+      verifier_candidates_(config.verifier_candidates),
       cache_(std::make_unique<cache::SemanticCache>(cache_options(config, embedder))) {
   for (const auto& space : config.namespaces) {
     cache::NamespaceSettings settings;
@@ -100,7 +130,19 @@ Status CacheStage::create(const Config& config, ModelRepository& repository,
       embedder = found;
     }
   }
-  out = std::make_unique<CacheStage>(config.cache, embedder);
+  Endpoint* verifier = nullptr;
+  if (embedder && !config.cache.verifier_model.empty()) {
+    if (auto status = repository.find(config.cache.verifier_model, "", nullptr, verifier);
+        !status.ok()) {
+      return Status::invalid("cache.verifier_model: '" + config.cache.verifier_model +
+                             "' is not served (a [models] entry of kind cross_encoder)");
+    }
+    if (!verifier->text() || verifier->text()->pair_input_name.empty()) {
+      return Status::invalid("cache.verifier_model: '" + config.cache.verifier_model +
+                             "' is not a cross-encoder (kind cross_encoder)");
+    }
+  }
+  out = std::make_unique<CacheStage>(config.cache, embedder, verifier);
   repository.set_cache(out.get());
   // Endpoints (OIP infer) are looked up by their exact inputs (lookup_exact); language models
   // by their GenerationEndpoint, which set_cache() above gave the stage.
@@ -148,10 +190,43 @@ asio::awaitable<void> CacheStage::lookup(CacheMode mode, const cache::CacheKey& 
     if (!embedded) out.vector.clear();
     if (embedded && directives.lookup) {
       out.searched_vectors = true;
-      out.hit = cache_->lookup(key, out.vector, out.entry, &out.nearest);
+      if (verifier_ == nullptr) {
+        out.hit = cache_->lookup(key, out.vector, out.entry, &out.nearest);
+      } else {
+        std::vector<cache::CacheHit> candidates;
+        if (cache_->candidates(key, out.vector, candidates, verifier_candidates_, &out.nearest) >
+            0) {
+          out.hit = co_await verify(key.text, candidates, out);
+        }
+      }
     }
   }
   if (directives.lookup && !out.hit) cache_->metrics().misses.add();
+}
+
+asio::awaitable<bool> CacheStage::verify(std::string_view text,
+                                         std::vector<cache::CacheHit>& candidates, Lookup& out) {
+  PairDecoder decoder(text, candidates);
+  InferRequest request;
+  BatchTicket ticket;
+  const Status status = co_await verifier_->infer(decoder, request, ticket);
+  if (!status.ok()) {
+    spdlog::warn("response cache: verifier '{}' failed, no semantic hit: {}",
+                 verifier_->metadata().name, status.message());
+    co_return false;
+  }
+  const auto scores = ticket.outputs().at(0).values<float>();
+  for (std::size_t i = 0; i < candidates.size() && i < scores.size(); ++i) {
+    if (!(scores[i] >= verifier_threshold_)) {
+      cache_->metrics().verifier_rejections.add();
+      continue;
+    }
+    if (!cache_->accept(candidates[i])) continue;
+    out.entry = std::move(candidates[i]);
+    out.entry.text.clear();
+    co_return true;
+  }
+  co_return false;
 }
 
 bool CacheStage::lookup_exact(const cache::CacheKey& key, const CacheDirectives& directives,

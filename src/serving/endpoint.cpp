@@ -30,6 +30,9 @@ namespace {
 ModelMetadata wire_metadata(const ModelMetadata& model, const std::optional<TextInput>& text) {
   ModelMetadata wire = model;
   if (text) wire.inputs = {{text->input_name, DType::Bytes, {-1}}};
+  if (text && !text->pair_input_name.empty()) {
+    wire.inputs.push_back({text->pair_input_name, DType::Bytes, {-1}});
+  }
   return wire;
 }
 
@@ -125,9 +128,11 @@ bool Endpoint::cache_key(const InferRequest& request, BatchTicket& ticket, std::
       text.append(reinterpret_cast<const char*>(row.data()), row.size() * sizeof(std::int32_t));
     }
   } else {
-    for (const std::string& row : request.inputs.at(0).strings()) {
-      append_raw<std::uint64_t>(text, row.size());
-      text += row;
+    for (const Tensor& input : request.inputs) {  // the texts (and a cross-encoder's pairs)
+      for (const std::string& row : input.strings()) {
+        append_raw<std::uint64_t>(text, row.size());
+        text += row;
+      }
     }
   }
   return true;
@@ -218,8 +223,8 @@ asio::awaitable<Status> Endpoint::infer(RequestDecoder& decoder, InferRequest& r
 }
 
 Status Endpoint::tokenize(std::span<const std::string> texts, const Parameters& parameters,
-                          std::vector<std::int32_t>& ids,
-                          std::vector<std::int64_t>& lengths) const {
+                          std::vector<std::int32_t>& ids, std::vector<std::int64_t>& lengths,
+                          std::span<const std::string> pairs) const {
   assert(text_);
   bool truncate = text_->truncate;
   if (const ParameterValue* value = find_parameter(parameters, "truncate")) {
@@ -228,6 +233,7 @@ Status Endpoint::tokenize(std::span<const std::string> texts, const Parameters& 
     truncate = *flag;
   }
   const auto max_tokens = static_cast<std::size_t>(text_->max_input_tokens);
+  if (!pairs.empty()) return tokenize_pairs(texts, pairs, truncate, ids, lengths);
   for (std::size_t i = 0; i < texts.size(); ++i) {
     const std::string& text = texts[i];
     const std::string where = text_->input_name + "[" + std::to_string(i) + "]";
@@ -245,6 +251,35 @@ Status Endpoint::tokenize(std::span<const std::string> texts, const Parameters& 
                              " (send \"truncate\": true to cut it)");
     }
     lengths.push_back(static_cast<std::int64_t>(count));
+  }
+  return {};
+}
+
+Status Endpoint::tokenize_pairs(std::span<const std::string> texts,
+                                std::span<const std::string> pairs, bool truncate,
+                                std::vector<std::int32_t>& ids,
+                                std::vector<std::int64_t>& lengths) const {
+  const auto max_tokens = static_cast<std::size_t>(text_->max_input_tokens);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const std::string where = text_->input_name + "[" + std::to_string(i) + "]";
+    const std::string pair_where = text_->pair_input_name + "[" + std::to_string(i) + "]";
+    if (texts[i].empty()) return Status::invalid(where + ": empty text");
+    if (pairs[i].empty()) return Status::invalid(pair_where + ": empty text");
+    const std::size_t before = ids.size();
+    std::size_t needed = 0;
+    const Status status =
+        encode_pair(*text_->tokenizer, texts[i], pairs[i],
+                    truncate ? max_tokens : Tokenizer::no_truncation, ids, needed);
+    if (!status.ok()) return Status::invalid(where + " and " + pair_where + ": " + status.message());
+    if (ids.size() == before || needed > max_tokens) {
+      if (!truncate || ids.size() == before) {
+        ids.resize(before);
+        return Status::invalid(where + " and " + pair_where + ": " + std::to_string(needed) +
+                               " tokens exceed max_input_tokens " + std::to_string(max_tokens) +
+                               (truncate ? "" : " (send \"truncate\": true to cut them)"));
+      }
+    }
+    lengths.push_back(static_cast<std::int64_t>(ids.size() - before));
   }
   return {};
 }
@@ -280,7 +315,17 @@ Status Endpoint::preprocess(InferRequest& request, BatchTicket& ticket, SubmitOp
   } else {
     const Tensor& text = request.inputs.at(0);
     if (text.strings().empty()) return Status::invalid(text_->input_name + ": no texts");
-    if (auto status = tokenize(text.strings(), request.parameters, ids, lengths); !status.ok()) {
+    const std::span<const std::string> second =
+        text_->pair_input_name.empty() || request.inputs.size() < 2
+            ? std::span<const std::string>()
+            : std::span<const std::string>(request.inputs[1].strings());
+    if (!text_->pair_input_name.empty() && second.size() != text.strings().size()) {
+      return Status::invalid(text_->pair_input_name + ": " + std::to_string(second.size()) +
+                             " texts for the " + std::to_string(text.strings().size()) +
+                             " of " + text_->input_name + " (one pair per row)");
+    }
+    if (auto status = tokenize(text.strings(), request.parameters, ids, lengths, second);
+        !status.ok()) {
       return status;
     }
   }

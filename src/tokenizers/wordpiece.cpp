@@ -316,4 +316,34 @@ Status WordPieceTokenizer::decode(std::span<const std::int32_t> ids, std::string
   return {};
 }
 
+Status encode_pair(const Tokenizer& tokenizer, std::string_view first, std::string_view second,
+                   std::size_t max_length, std::vector<std::int32_t>& ids, std::size_t& needed) {
+  thread_local std::vector<std::int32_t> a, b;
+  a.clear();
+  b.clear();
+  if (auto s = tokenizer.encode(first, a, Tokenizer::no_truncation); !s) return s;
+  if (auto s = tokenizer.encode(second, b, Tokenizer::no_truncation); !s) return s;
+  if (a.size() < 2 || b.size() < 2) {
+    return {Errc::internal, "encode_pair: the tokenizer adds no special tokens"};
+  }
+  // The texts' own tokens: a without its two special tokens, b without its two.
+  std::size_t na = a.size() - 2, nb = b.size() - 2;
+  needed = na + nb + 3;
+  if (needed > max_length) {
+    if (max_length < 5) return {};
+    // As Hugging Face's tokenizers: the shorter text (the first on a tie) keeps up to half
+    // the budget (rounded down), or all it has, or what the longer leaves; the longer the rest.
+    const std::size_t budget = max_length - 3;
+    std::size_t& shorter = na <= nb ? na : nb;
+    std::size_t& longer = na <= nb ? nb : na;
+    shorter = std::min(shorter, std::max(budget / 2, budget > longer ? budget - longer : 0));
+    longer = std::min(longer, budget - shorter);
+  }
+  ids.insert(ids.end(), a.begin(), a.begin() + static_cast<std::ptrdiff_t>(na + 1));
+  ids.push_back(a.back());
+  ids.insert(ids.end(), b.begin() + 1, b.begin() + 1 + static_cast<std::ptrdiff_t>(nb));
+  ids.push_back(b.back());
+  return {};
+}
+
 }  // namespace coinfer

@@ -23,7 +23,7 @@ TEST_CASE("model loader: an unknown kind is refused naming every kind, the langu
   const Config config = parsed("[models.m]\nkind = \"gpt\"\n");
   LoadedServable loaded;
   CHECK(load_servable(config.models[0], 1, loaded).message() ==
-        "models.m.kind: unknown model kind 'gpt' (known: llm, identity, mlp, sentence_embedding)");
+        "models.m.kind: unknown model kind 'gpt' (known: llm, identity, mlp, sentence_embedding, cross_encoder)");
   CHECK(loaded.empty());
 }
 
@@ -34,6 +34,15 @@ TEST_CASE("model loader: a kind's own errors come through with its section's nam
   const Config gpu = parsed("[models.m]\nkind = \"llm\"\ndevice = \"cuda:0\"\n");
   CHECK(load_servable(gpu.models[0], 1, loaded).message() ==
         "models.m.device: kind 'llm' runs on the CPU only");
+  const Config pairs = parsed("[models.v]\nkind = \"cross_encoder\"\nweights = \"w\"\n");
+  CHECK(load_servable(pairs.models[0], 1, loaded).message() ==
+        "models.v.adapter: required for kind 'cross_encoder' (a safetensors file)");
+  const Config missing = parsed(
+      "[models.v]\nkind = \"cross_encoder\"\nweights = \"/nonexistent.safetensors\"\n"
+      "adapter = \"/nonexistent-adapter.safetensors\"\n");
+  // The vocabulary (by default next to the weights) is read first.
+  CHECK(load_servable(missing.models[0], 1, loaded).message() ==
+        "models.v.vocab: /vocab.txt: cannot open the vocabulary");
 }
 
 TEST_CASE(

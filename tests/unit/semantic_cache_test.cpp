@@ -110,6 +110,37 @@ TEST_CASE("namespaces never share entries: the same key and vector in another na
   CHECK(*hit.payload == "a's answer");
 }
 
+TEST_CASE("candidates: the entries a lookup would take, nearest first, taken only by accept") {
+  std::mt19937 rng(11);
+  SemanticCache cache(small_options());
+  const auto v = unit_vector(rng);
+  const std::uint64_t nearer =
+      cache.insert({"d", "s", "how do I reset the router"}, near(v, 0.99f, rng), "a");
+  const std::uint64_t farther =
+      cache.insert({"d", "s", "How do I reset the router ?"}, near(v, 0.95f, rng), "b");
+  cache.insert({"d", "s", "How do I not reset the router?"}, near(v, 0.98f, rng), "guarded");
+  cache.insert({"d", "s", "Where is Paris?"}, near(v, 0.5f, rng), "below the threshold");
+  std::vector<CacheHit> found;
+  float nearest = 0;
+  REQUIRE(cache.candidates({"d", "s", "How do I reset the router?"}, v, found, 8, &nearest) == 2);
+  CHECK(found[0].id == nearer);
+  CHECK(found[0].text == "how do I reset the router");
+  CHECK(*found[0].payload == "a");
+  CHECK(found[1].id == farther);
+  CHECK(found[0].similarity > found[1].similarity);
+  CHECK(nearest == doctest::Approx(found[0].similarity));
+  CHECK(cache.metrics().guard_rejections.value() == 1);
+  CHECK(cache.metrics().semantic_hits.value() == 0);  // nothing taken yet
+  REQUIRE(cache.candidates({"d", "s", "How do I reset the router?"}, v, found, 1) == 1);
+  CHECK(found[0].id == nearer);
+
+  CHECK(cache.accept(found[0]));
+  CHECK(cache.metrics().semantic_hits.value() == 1);
+  CHECK(cache.erase(nearer));
+  CHECK_FALSE(cache.accept(found[0]));  // gone meanwhile
+  CHECK(cache.metrics().semantic_hits.value() == 1);
+}
+
 TEST_CASE("the guards refuse a near candidate that differs in negation, a number or a name") {
   std::mt19937 rng(3);
   SemanticCache cache(small_options());

@@ -80,6 +80,7 @@ struct CacheHit {
   HitKind kind = HitKind::exact;
   float similarity = 1.0f;
   std::shared_ptr<const std::string> payload;
+  std::string text;  // the entry's request text (candidates() only)
 };
 
 // docs/METRICS.md: coinfer_cache_*.
@@ -96,6 +97,7 @@ struct CacheMetrics {
   Counter feedback_right;        // hits reported right (POST /v2/cache/feedback)
   Counter feedback_wrong;        // hits reported wrong
   Counter threshold_rejections;  // candidates above the namespace's bar, below the entry's
+  Counter verifier_rejections;   // candidates the verifier model scored below its bar
   Histogram lookup_seconds;      // one exact or semantic lookup, embedding excluded
   Histogram nearest_similarity;
 };
@@ -128,6 +130,13 @@ class SemanticCache {
   // is the hit. `nearest`, when given, gets the best similarity seen (0 when none).
   bool lookup(const CacheKey& key, std::span<const float> vector, CacheHit& hit,
               float* nearest = nullptr);
+  // The entries lookup() would consider, in its order, up to `max` (with their texts), none
+  // taken yet: for a verifier that runs outside the cache's lock. accept() takes one.
+  std::size_t candidates(const CacheKey& key, std::span<const float> vector,
+                         std::vector<CacheHit>& out, std::size_t max, float* nearest = nullptr);
+  // Takes a candidate as the lookup's semantic hit (stamps its use, counts the hit). False
+  // when the entry has gone meanwhile.
+  bool accept(const CacheHit& candidate);
   // Stores `payload` under `key` (replacing an entry with the same key) and, unless
   // `vector` is empty, its vector; evicts least recently used entries past the limits.
   // Returns the entry's id (ids start at 1), or 0 when the entry alone exceeds max_bytes.

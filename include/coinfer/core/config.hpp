@@ -58,6 +58,12 @@ struct CacheConfig {
   std::string embedding_model = "minilm";
   double similarity_threshold = 0.86;  // cosine at or above: a semantic hit (docs/CACHE.md)
   bool guards = true;                  // lexical agreement checks on semantic candidates
+  // A [models] entry of kind cross_encoder that scores (cached text, new text) for every
+  // semantic candidate that passed the threshold and the guards: a hit needs a score of at
+  // least verifier_threshold. Empty: no verifier (docs/CACHE.md).
+  std::string verifier_model;
+  double verifier_threshold = 0.9;
+  std::size_t verifier_candidates = 2;  // nearest candidates scored per lookup (one batch)
   // The share of semantic hits reported wrong (POST /v2/cache/feedback) a namespace accepts
   // before its threshold rises above them.
   double target_error_rate = 0.02;

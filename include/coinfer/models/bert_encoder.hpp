@@ -42,6 +42,13 @@ struct BertEncoderOptions {
   // INT8 only: each linear keeps its FP32 weight (Int8Linear::fp32_weight) for a device twin
   // to quantize its own way (CudaBertEncoder); doubles the linears' memory.
   bool keep_fp32_weights = false;
+  // A pair classifier's adapter (safetensors), empty for a sentence encoder: low-rank updates
+  // of the linears (`<linear>.lora_a` [r, in], `<linear>.lora_b` [out, r], scale folded in),
+  // layer norms replacing the base's (same names), and `classifier.weight` [1, hidden],
+  // `classifier.bias` [1]. With it the model is a cross-encoder: each row is a pair
+  // [CLS] a [SEP] b [SEP], the tokens after the first [SEP] have token type 1, and its output
+  // is the sigmoid of the classifier over the mean of the row's last hidden states.
+  std::filesystem::path adapter;
 };
 
 // Checks a batch of input_ids for a BERT encoder of `vocab` tokens and rows of at most
@@ -63,6 +70,9 @@ Status check_encoder_batch(const Batch& batch, const ModelMetadata& metadata, in
 //   input  input_ids  INT32 [-1, -1] ragged: each row's ids, [CLS] ... [SEP], packed
 //   output embedding  FP32  [-1, hidden]      mean of the last hidden states over the row's
 //                                              tokens, L2-normalized
+// With an adapter (BertEncoderOptions::adapter) it scores text pairs instead:
+//   output score      FP32  [-1, 1]           sigmoid(classifier . mean of the last hidden
+//                                              states), the pair's probability of the label
 // INT8 load: the weights are read, the FP32 model runs once over a calibration batch (16 rows
 // of 4..64 pseudo-random word pieces between [CLS] and [SEP]) to find each linear's outlier
 // input channels, then every linear is quantized and the FP32 copies are dropped.
@@ -82,6 +92,7 @@ class BertEncoder final : public Model {
   int hidden_size() const noexcept { return hidden_; }
   int layer_count() const noexcept { return static_cast<int>(layers_.size()); }
   int vocab_size() const noexcept { return vocab_; }
+  bool scores_pairs() const noexcept { return !classifier_.empty(); }
   int max_length() const noexcept { return max_length_; }
   Precision precision() const noexcept { return precision_; }
 
@@ -128,7 +139,8 @@ class BertEncoder final : public Model {
   // Max |x| per input channel of every linear over the calibration batch, FP32 path.
   Status calibrate(std::vector<std::vector<float>>& input_max);
   void allocate_activations(std::size_t tokens);  // hidden_states_, context_, wide_
-  // Mean pooling and L2 normalization of the rows at `offsets` in hidden_states_.
+  // Mean pooling and L2 normalization of the rows at `offsets` in hidden_states_; with a
+  // classifier, the pair's score from the mean instead.
   void pool(std::span<const std::int64_t> offsets, float* embedding) const noexcept;
 
   ModelMetadata metadata_;
@@ -144,6 +156,9 @@ class BertEncoder final : public Model {
   std::vector<float> position_embeddings_;  // FP32 [max_length, hidden]: position p's row plus
                                             // token type 0's row, summed at load
   std::vector<float> embedding_norm_;       // FP32 [2, hidden]: embeddings.LayerNorm gamma, beta
+  // Pair classifiers only (empty otherwise):
+  std::vector<float> second_segment_;  // FP32 [hidden]: token type 1's row minus type 0's
+  std::vector<float> classifier_;      // FP32 [hidden + 1]: weight, then bias
   std::vector<Layer> layers_;
 
   // Activations for one pass of max_pass_tokens tokens, packed rows (token t of the pass is

@@ -15,9 +15,11 @@ namespace coinfer {
 //   identity            IdentityModel: the protocol test model
 //   mlp                 Mlp from `weights` (safetensors); device "cuda:N" builds a CudaMlp
 //   sentence_embedding  BertEncoder + WordPiece: text in, L2-normalized embeddings out
+//   cross_encoder       BertEncoder with a pair adapter: two texts in, a score out
 extern const ModelKind identity_kind;
 extern const ModelKind mlp_kind;
 extern const ModelKind sentence_embedding_kind;
+extern const ModelKind cross_encoder_kind;
 std::span<const ModelKind* const> builtin_model_kinds() noexcept;
 
 // Builds the model a [models.NAME] config section names by its `kind`, from `kinds`. Unknown

@@ -19,6 +19,10 @@ struct TextInput {
   // otherwise, as Hugging Face's TEI does.
   std::int64_t max_input_tokens = 256;
   bool truncate = false;
+  // Set for a model of text pairs (a cross-encoder): the second BYTES input, one string per
+  // string of `input_name`. Each pair becomes one row, [CLS] a [SEP] b [SEP]; truncation cuts
+  // the longer text first, as Hugging Face's "longest_first".
+  std::string pair_input_name;
 };
 
 }  // namespace coinfer

@@ -22,8 +22,9 @@ class ModelRepository;
 // a CacheKey, call lookup() (or lookup_exact()) before the model and store() after it.
 class CacheStage {
  public:
-  // From [cache]; `embedder` null: semantic lookups are off (exact only).
-  CacheStage(const CacheConfig& config, Endpoint* embedder);
+  // From [cache]; `embedder` null: semantic lookups are off (exact only). `verifier` (a
+  // cross-encoder endpoint, may be null) scores each semantic candidate against the request.
+  CacheStage(const CacheConfig& config, Endpoint* embedder, Endpoint* verifier = nullptr);
   ~CacheStage();  // stops housekeeping and writes the last snapshot
 
   // The stage for `config`'s models, or null when none has a cache; restores the snapshot
@@ -61,8 +62,15 @@ class CacheStage {
 
  private:
   boost::asio::awaitable<bool> embed(std::string_view text, std::vector<float>& out);
+  // The first of the candidates that the verifier scores at or above its bar, taken as the
+  // hit; false when none is (or the verifier fails: no hit).
+  boost::asio::awaitable<bool> verify(std::string_view text,
+                                      std::vector<cache::CacheHit>& candidates, Lookup& out);
 
   Endpoint* embedder_;
+  Endpoint* verifier_;
+  float verifier_threshold_;
+  std::size_t verifier_candidates_;
   std::unique_ptr<cache::SemanticCache> cache_;
   std::unique_ptr<cache::CacheMaintenance> maintenance_;
 };

@@ -64,12 +64,17 @@ class Endpoint {
                                        BatchTicket& ticket);
 
   // Tokenizes every row of `texts` as infer() would (limits, truncation), appending the ids
-  // to `ids` and each row's length to `lengths`. Text endpoints only.
+  // to `ids` and each row's length to `lengths`. Text endpoints only; a cross-encoder's
+  // (TextInput::pair_input_name) with `pairs`, one per text.
   Status tokenize(std::span<const std::string> texts, const Parameters& parameters,
-                  std::vector<std::int32_t>& ids, std::vector<std::int64_t>& lengths) const;
+                  std::vector<std::int32_t>& ids, std::vector<std::int64_t>& lengths,
+                  std::span<const std::string> pairs = {}) const;
 
  private:
   Status preprocess(InferRequest& request, BatchTicket& ticket, SubmitOptions& options);
+  Status tokenize_pairs(std::span<const std::string> texts, std::span<const std::string> pairs,
+                        bool truncate, std::vector<std::int32_t>& ids,
+                        std::vector<std::int64_t>& lengths) const;
   // The request's exact cache key (its inputs as the model gets them, its parameters and the
   // outputs asked for); false when it has none (an input kind the cache does not key).
   bool cache_key(const InferRequest& request, BatchTicket& ticket, std::string& scope,

@@ -30,4 +30,12 @@ class Tokenizer {
   virtual std::size_t vocab_size() const noexcept = 0;
 };
 
+// A text pair as one row, the way BERT-style tokenizers pair two texts: the first text's ids
+// with their special tokens, then the second's without its leading one ([CLS] a [SEP] b
+// [SEP]). Over `max_length` ids (at least 5), tokens come off the ends as Hugging Face's
+// "longest_first" takes them: the shorter text keeps up to half the budget, the longer the
+// rest. `needed` gets the untruncated length; nothing is appended when the pair cannot fit.
+Status encode_pair(const Tokenizer& tokenizer, std::string_view first, std::string_view second,
+                   std::size_t max_length, std::vector<std::int32_t>& ids, std::size_t& needed);
+
 }  // namespace coinfer

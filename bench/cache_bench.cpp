@@ -79,6 +79,17 @@ constexpr Disagreement kChecks[] = {
     Disagreement::format,   Disagreement::antonym, Disagreement::substitution,
     Disagreement::role,     Disagreement::scope,   Disagreement::condition};
 
+// One row of token ids through `model`, as a batch of one.
+Status forward_row(BertEncoder& model, const std::vector<std::int32_t>& ids,
+                   std::vector<Tensor>& outputs) {
+  ConstTensorView view;
+  view.dtype = DType::Int32;
+  view.shape = {static_cast<std::int64_t>(ids.size())};
+  view.data = reinterpret_cast<const std::byte*>(ids.data());
+  const std::int64_t offsets[2] = {0, static_cast<std::int64_t>(ids.size())};
+  return model.forward(Batch{1, {&view, 1}, offsets, {}}, outputs);
+}
+
 Status embed_all(const std::filesystem::path& model_dir, std::vector<Pair>& pairs) {
   WordPieceTokenizer tokenizer;
   if (auto s = WordPieceTokenizer::load(model_dir / "vocab.txt", tokenizer); !s) return s;
@@ -97,13 +108,7 @@ Status embed_all(const std::filesystem::path& model_dir, std::vector<Pair>& pair
     if (!fresh) return {};
     std::vector<std::int32_t> ids;
     if (auto s = tokenizer.encode(text, ids, 256); !s) return s;
-    ConstTensorView view;
-    view.dtype = DType::Int32;
-    view.shape = {static_cast<std::int64_t>(ids.size())};
-    view.data = reinterpret_cast<const std::byte*>(ids.data());
-    const std::int64_t offsets[2] = {0, static_cast<std::int64_t>(ids.size())};
-    const Batch batch{1, {&view, 1}, offsets, {}};
-    if (auto s = model->forward(batch, outputs); !s) return s;
+    if (auto s = forward_row(*model, ids, outputs); !s) return s;
     const auto values = outputs[0].values<float>();
     it->second.assign(values.begin(), values.end());
     double norm = 0;
@@ -150,13 +155,7 @@ Status verify_all(const std::filesystem::path& model_dir, const std::string& ada
     ids.clear();
     std::size_t needed = 0;
     if (auto s = encode_pair(tokenizer, p.a, p.b, 128, ids, needed); !s) return s;
-    ConstTensorView view;
-    view.dtype = DType::Int32;
-    view.shape = {static_cast<std::int64_t>(ids.size())};
-    view.data = reinterpret_cast<const std::byte*>(ids.data());
-    const std::int64_t offsets[2] = {0, static_cast<std::int64_t>(ids.size())};
-    const Batch batch{1, {&view, 1}, offsets, {}};
-    if (auto s = model->forward(batch, outputs); !s) return s;
+    if (auto s = forward_row(*model, ids, outputs); !s) return s;
     p.verifier = outputs[0].values<float>()[0];
     micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   }

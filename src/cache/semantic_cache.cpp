@@ -119,16 +119,21 @@ bool SemanticCache::lookup_exact(const CacheKey& key, CacheHit& hit) {
 bool SemanticCache::lookup(const CacheKey& key, std::span<const float> vector, CacheHit& hit,
                            float* nearest) {
   thread_local std::vector<CacheHit> found;
-  if (candidates(key, vector, found, 1, nearest) == 0) return false;
+  if (find_candidates(key, vector, found, 1, nearest, false) == 0) return false;
   if (!accept(found.front())) return false;
   hit = std::move(found.front());
-  hit.text.clear();
   return true;
 }
 
 std::size_t SemanticCache::candidates(const CacheKey& key, std::span<const float> vector,
                                       std::vector<CacheHit>& out, std::size_t max,
                                       float* nearest) {
+  return find_candidates(key, vector, out, max, nearest, true);
+}
+
+std::size_t SemanticCache::find_candidates(const CacheKey& key, std::span<const float> vector,
+                                           std::vector<CacheHit>& out, std::size_t max,
+                                           float* nearest, bool texts) {
   LookupTimer timer(metrics_.lookup_seconds);
   out.clear();
   if (nearest) *nearest = 0.0f;
@@ -164,7 +169,7 @@ std::size_t SemanticCache::candidates(const CacheKey& key, std::span<const float
       continue;
     }
     out.push_back({entry.id, HitKind::semantic, similarities[i], entry.payload,
-                   std::string(entry.text())});
+                   texts ? std::string(entry.text()) : std::string()});
   }
   return out.size();
 }

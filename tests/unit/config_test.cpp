@@ -341,6 +341,11 @@ TEST_CASE("[cache.namespaces.NAME] gives a namespace its own threshold and targe
       "cache.namespaces.a b: a namespace is"));
   CHECK(error("[cache]\ntarget_error_rate = 1.5\n") ==
         "cache.target_error_rate: must be in [0, 1]");
+  CHECK(error("[cache]\nverifier_threshold = 1.5\n") ==
+        "cache.verifier_threshold: must be in [0, 1]");
+  CHECK(error("[cache]\nverifier_candidates = 0\n") ==
+        "cache.verifier_candidates: must be in 1..16");
+  CHECK(error("[cache]\nverifier_model = 3\n").starts_with("cache.verifier_model: "));
 }
 
 TEST_CASE("an llm's outlier and speculation settings are numbers in range, refused by key otherwise") {

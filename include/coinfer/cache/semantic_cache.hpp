@@ -186,6 +186,10 @@ class SemanticCache {
  private:
   struct Partition;
   struct Entry;
+  // candidates(); `texts`: copy each entry's text (the verifier's), not for lookup().
+  std::size_t find_candidates(const CacheKey& key, std::span<const float> vector,
+                              std::vector<CacheHit>& out, std::size_t max, float* nearest,
+                              bool texts);
   static constexpr std::size_t kMaxReports = 1'024;
   struct Namespace {
     NamespaceSettings settings;

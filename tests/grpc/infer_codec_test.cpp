@@ -167,6 +167,24 @@ TEST_CASE("grpc codec: a language model's request becomes the JSON generate mess
   REQUIRE(grpc_codec::generate_message(r, json).ok());
   CHECK(json.find(R"("stop":"[")") != std::string::npos);
 
+  // A large double stays a JSON number the server's own parser reads (not a 21-digit integer).
+  p["temperature"].set_double_param(-1.4757395258967641e+20);
+  REQUIRE(grpc_codec::generate_message(r, json).ok());
+  CHECK(json.find(R"("temperature":-1.4757395258967641e+20)") != std::string::npos);
+
+  // JSON nested as deep as a whole message may be cannot go one level down into it.
+  // (simdjson's default depth, 1024, is what a message may have.)
+  const std::string deep = std::string(1024, '[') + std::string(1024, ']');
+  p["stop"].set_string_param(deep);  // a string, then (refused later as a stop sequence)
+  REQUIRE(grpc_codec::generate_message(r, json).ok());
+  CHECK(json.find(R"("stop":"[[)") != std::string::npos);
+  p["stop"].set_string_param(deep.substr(1, deep.size() - 2));  // one level less: taken as JSON
+  REQUIRE(grpc_codec::generate_message(r, json).ok());
+  CHECK(json.find(R"("stop":[[)") != std::string::npos);
+  sampling->mutable_contents()->set_bytes_contents(
+      0, R"({"a":)" + deep.substr(1, deep.size() - 2) + "}");
+  CHECK(grpc_codec::generate_message(r, json).message() ==
+        "inputs[2]: sampling_parameters must be a JSON object of generate fields");
   sampling->mutable_contents()->set_bytes_contents(0, "[1]");
   CHECK(grpc_codec::generate_message(r, json).message() ==
         "inputs[2]: sampling_parameters must be a JSON object of generate fields");

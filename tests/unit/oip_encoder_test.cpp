@@ -185,6 +185,34 @@ TEST_CASE("encoded FP32 values decode back to the same bits through the OIP deco
   }
 }
 
+TEST_CASE("encoded FP64 values, large ones included, decode back through the OIP decoder") {
+  // Doubles whose shortest form would be a 20-digit integer are written in scientific form:
+  // simdjson refuses integers past 64 bits.
+  std::mt19937_64 rng(97531);
+  std::vector<double> values = {-1.4757395258967641e+20, 1.8446744073709552e+19, 1e15,
+                                9.999999999999998e14, 123456789012345678.0};
+  while (values.size() < 4096) {
+    const double d = std::bit_cast<double>(static_cast<std::uint64_t>(rng()));
+    if (std::isfinite(d)) values.push_back(d);
+  }
+  const std::string encoded = encode_one(make_tensor<double>({4096}, values));
+  std::string body = R"({"inputs":[{"name":"X","shape":[4096],"datatype":"FP64","data":[)" +
+                     std::string(data_of(encoded)) + "]}]}";
+  body.reserve(body.size() + kJsonPadding);
+  ModelMetadata model;
+  model.name = "echo";
+  model.inputs = {{"X", DType::FP64, {4096}}};
+  OipDecoder decoder;
+  InferRequest request;
+  const Status status = decoder.decode_infer(body, body.capacity(), model, request);
+  INFO(status.message());
+  REQUIRE(status.ok());
+  const auto decoded = request.inputs[0].values<double>();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    REQUIRE(std::bit_cast<std::uint64_t>(decoded[i]) == std::bit_cast<std::uint64_t>(values[i]));
+  }
+}
+
 TEST_CASE("every finite FP16 value survives encoding bit-exactly") {
   std::vector<std::uint16_t> finite;
   for (std::uint32_t b = 0; b < 65536; ++b) {

@@ -27,13 +27,21 @@ concept JsonNumber = (std::integral<T> && !std::same_as<T, bool>) || std::floati
 
 // Integers and floating-point numbers via std::to_chars (shortest round-trip form for
 // floating point); NaN and infinities, which JSON cannot express, as null. json_format_number
-// writes at most kMaxJsonNumberChars bytes at `first` and returns the end.
+// writes at most kMaxJsonNumberChars bytes at `first` and returns the end. Floating point of
+// magnitude 1e15 or more is written in scientific form: the shortest form of, say,
+// -1.4757395258967641e20 is the integer -147573952589676410000, which JSON parsers that keep
+// integers in 64 bits (simdjson, the server's own) refuse.
 template <JsonNumber T>
 char* json_format_number(char* first, T value) noexcept {
   if constexpr (std::floating_point<T>) {
     if (!std::isfinite(value)) {
       std::memcpy(first, "null", 4);
       return first + 4;
+    }
+    if (std::fabs(value) >= T(1e15)) {
+      return std::to_chars(first, first + kMaxJsonNumberChars, value,
+                           std::chars_format::scientific)
+          .ptr;
     }
   }
   return std::to_chars(first, first + kMaxJsonNumberChars, value).ptr;

@@ -384,14 +384,25 @@ void encode_config(const ModelMetadata& model, const BatchPolicy& policy, infere
 
 namespace {
 
+// Whether text is a JSON array or object (as wanted) that can be written into the generate
+// message one level down: parsed with one level less than a message may have, so that the
+// message holding it parses too.
+bool embeddable_json(std::string_view text, simdjson::dom::element_type wanted) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element element;
+  if (parser.allocate(text.size(), simdjson::DEFAULT_MAX_DEPTH - 1) ||
+      parser.parse(text.data(), text.size()).get(element)) {
+    return false;
+  }
+  return element.type() == wanted;
+}
+
 // A string parameter's JSON: the value itself when it is a JSON array or object, else quoted.
 void append_string_parameter(std::string_view text, std::string& json) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && (text[first] == '[' || text[first] == '{')) {
-    simdjson::dom::parser parser;
-    simdjson::dom::element element;
-    if (!parser.parse(text.data(), text.size()).get(element) &&
-        (element.is_array() || element.is_object())) {
+    if (embeddable_json(text, text[first] == '[' ? simdjson::dom::element_type::ARRAY
+                                                 : simdjson::dom::element_type::OBJECT)) {
       json += text;
       return;
     }
@@ -466,9 +477,7 @@ Status generate_message(const ModelInferRequest& r, std::string& json) {
         json += R"("text_input":)";
         json_append_string(json, bytes);
       } else {
-        simdjson::dom::parser parser;
-        simdjson::dom::element element;
-        if (parser.parse(bytes.data(), bytes.size()).get(element) || !element.is_object()) {
+        if (!embeddable_json(bytes, simdjson::dom::element_type::OBJECT)) {
           return Status::invalid(input_path(i) +
                                  ": sampling_parameters must be a JSON object of generate fields");
         }

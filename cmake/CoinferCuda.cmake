@@ -22,6 +22,7 @@ add_library(coinfer_cuda_objects OBJECT
   ${COINFER_ROOT}/src/ops/cuda/cublaslt_gemm.cpp
   ${COINFER_ROOT}/src/ops/cuda/int8_mlp.cpp
   ${COINFER_ROOT}/src/ops/cuda/bert_kernels.cu
+  ${COINFER_ROOT}/src/ops/cuda/llm_kernels.cu
   ${COINFER_ROOT}/src/ops/cuda/int8_bert.cpp
   ${COINFER_ROOT}/src/runtime/cuda/cuda_stream_device.cpp
   ${COINFER_ROOT}/src/runtime/cuda/cuda_executor.cpp)
@@ -42,6 +43,7 @@ target_compile_options(coinfer_cuda_objects PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --Werror=all-warnings>)
 
 set(COINFER_CUDA_HOST_SOURCES
+  ${COINFER_ROOT}/src/core/half.cpp
   ${COINFER_ROOT}/src/core/status.cpp
   ${COINFER_ROOT}/src/ops/activation.cpp
   ${COINFER_ROOT}/src/ops/quantize.cpp

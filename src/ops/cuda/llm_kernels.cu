@@ -1,0 +1,282 @@
+#include <cuda_fp16.h>
+
+#include <cfloat>
+#include <string>
+
+#include "coinfer/ops/cuda/cuda_status.hpp"
+#include "coinfer/ops/cuda/llm_kernels.hpp"
+
+namespace coinfer::cuda {
+namespace {
+
+constexpr int warp_size = 32;
+constexpr int row_threads = 256;  // one block per row for the norms
+constexpr int tile = 32;          // key positions per attention tile (one per lane)
+constexpr int max_head_dim = 128;
+
+__device__ float warp_sum(float v) {
+  for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  }
+  return v;
+}
+
+__device__ float warp_max(float v) {
+  for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  }
+  return v;
+}
+
+// The block's sum (op = add) or maximum of v, in every thread; `shared` holds a float per warp.
+template <bool kMax>
+__device__ float block_reduce(float v, float* shared) {
+  const int warp = threadIdx.x / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  v = kMax ? warp_max(v) : warp_sum(v);
+  __syncthreads();  // `shared` may still be read from a previous reduction
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  const int warps = blockDim.x / warp_size;
+  float r = lane < warps ? shared[lane] : 0.0f;  // 0: the identity of both (maxima of |x|)
+  r = kMax ? warp_max(r) : warp_sum(r);
+  return r;
+}
+
+// y (in `row`, n floats of shared memory) quantized to q with one symmetric scale.
+__device__ void quantize_row(const float* row, int n, std::int8_t* q, float* scale, float* reduce) {
+  float amax = 0.0f;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) amax = fmaxf(amax, fabsf(row[c]));
+  amax = block_reduce<true>(amax, reduce);
+  const float s = amax / 127.0f;
+  const float inv = amax > 0.0f ? 127.0f / amax : 0.0f;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) {
+    const float v = fminf(fmaxf(rintf(row[c] * inv), -127.0f), 127.0f);
+    q[c] = static_cast<std::int8_t>(v);
+  }
+  if (threadIdx.x == 0) *scale = s;
+}
+
+__global__ void rms_norm_quantize_kernel(const float* __restrict__ x,
+                                         const float* __restrict__ weight, int n, float eps,
+                                         std::int8_t* __restrict__ q, float* __restrict__ scale) {
+  extern __shared__ float row[];  // n floats
+  __shared__ float reduce[row_threads / warp_size];
+  const auto r = static_cast<std::size_t>(blockIdx.x);
+  const float* xr = x + r * n;
+  float squares = 0.0f;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) squares = fmaf(xr[c], xr[c], squares);
+  const float inv_rms = rsqrtf(block_reduce<false>(squares, reduce) / static_cast<float>(n) + eps);
+  for (int c = threadIdx.x; c < n; c += blockDim.x) row[c] = xr[c] * inv_rms * weight[c];
+  __syncthreads();
+  quantize_row(row, n, q + r * n, scale + r, reduce);
+}
+
+__global__ void silu_mul_quantize_kernel(const float* __restrict__ gate_up, int f,
+                                         std::int8_t* __restrict__ q, float* __restrict__ scale) {
+  extern __shared__ float row[];  // f floats
+  __shared__ float reduce[row_threads / warp_size];
+  const auto r = static_cast<std::size_t>(blockIdx.x);
+  const float* gate = gate_up + r * 2 * f;
+  const float* up = gate + f;
+  for (int c = threadIdx.x; c < f; c += blockDim.x) {
+    const float g = gate[c];
+    row[c] = g / (1.0f + expf(-g)) * up[c];
+  }
+  __syncthreads();
+  quantize_row(row, f, q + r * f, scale + r, reduce);
+}
+
+// One block per token, one thread per rotated pair (of every Q and K head), then the K and V
+// copies to the cache.
+__global__ void rope_write_kv_kernel(float* __restrict__ qkv,
+                                     const std::int32_t* __restrict__ positions,
+                                     const std::int32_t* __restrict__ slots, int heads,
+                                     int kv_heads, int head_dim,
+                                     const float* __restrict__ cos_table,
+                                     const float* __restrict__ sin_table, bool neox,
+                                     __half* __restrict__ k_cache, __half* __restrict__ v_cache) {
+  const int t = blockIdx.x;
+  const int half = head_dim / 2;
+  const int width = (heads + 2 * kv_heads) * head_dim;
+  float* token = qkv + static_cast<std::size_t>(t) * width;
+  const int position = positions[t];
+  const float* cs = cos_table + static_cast<std::size_t>(position) * half;
+  const float* sn = sin_table + static_cast<std::size_t>(position) * half;
+  const int pairs = (heads + kv_heads) * half;  // Q's heads then K's: contiguous in the token
+  for (int p = threadIdx.x; p < pairs; p += blockDim.x) {
+    const int head = p / half;
+    const int i = p % half;
+    float* v = token + static_cast<std::size_t>(head) * head_dim;
+    const int a = neox ? i : 2 * i;
+    const int b = neox ? i + half : 2 * i + 1;
+    const float x0 = v[a], x1 = v[b];
+    v[a] = x0 * cs[i] - x1 * sn[i];
+    v[b] = x0 * sn[i] + x1 * cs[i];
+  }
+  const int slot = slots[t];
+  if (slot < 0) return;
+  __syncthreads();  // K rotated by every thread before it is copied
+  const int kv_width = kv_heads * head_dim;
+  const float* k = token + static_cast<std::size_t>(heads) * head_dim;
+  const float* v = k + kv_width;
+  __half* kd = k_cache + static_cast<std::size_t>(slot) * kv_width;
+  __half* vd = v_cache + static_cast<std::size_t>(slot) * kv_width;
+  for (int c = threadIdx.x; c < kv_width; c += blockDim.x) {
+    kd[c] = __float2half_rn(k[c]);
+    vd[c] = __float2half_rn(v[c]);
+  }
+}
+
+__device__ int row_of(const std::int32_t* query_start, int rows, int t) {
+  int lo = 0, hi = rows;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (query_start[mid] <= t) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// Block (token, KV head): warp w is query head kv_head * group + w. Per tile of 32 positions
+// the block stages the keys and values in shared memory as FP32; lane j scores position
+// tile + j for its warp's head, and the warp folds the tile into its running max, sum and
+// context (lane holds dimensions lane, lane + 32, ...).
+__global__ void paged_attention_kernel(
+    const float* __restrict__ q, int qkv_stride, const __half* __restrict__ k_cache,
+    const __half* __restrict__ v_cache, const std::int32_t* __restrict__ positions,
+    const std::int32_t* __restrict__ query_start, const std::int32_t* __restrict__ context_lens,
+    const std::int32_t* __restrict__ block_tables, int table_width, int rows, int heads,
+    int kv_heads, int head_dim, int block_size, float scale, float* __restrict__ out) {
+  __shared__ float keys[tile][max_head_dim + 1];  // +1: lanes read a column without conflicts
+  __shared__ float values[tile][max_head_dim];
+  const int t = blockIdx.x;
+  const int kv_head = blockIdx.y;
+  const int group = heads / kv_heads;
+  const int warp = threadIdx.x / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  const int head = kv_head * group + warp;
+  const int dims = head_dim / warp_size;  // per lane, at most 4
+  const int row = row_of(query_start, rows, t);
+  const int length = context_lens[row] > 0 ? positions[t] + 1 : 0;
+  const std::int32_t* table = block_tables + static_cast<std::size_t>(row) * table_width;
+  const int kv_width = kv_heads * head_dim;
+
+  float qv[max_head_dim / warp_size];
+  const float* qh =
+      q + static_cast<std::size_t>(t) * qkv_stride + static_cast<std::size_t>(head) * head_dim;
+#pragma unroll
+  for (int i = 0; i < max_head_dim / warp_size; ++i)
+    qv[i] = i < dims ? qh[lane + i * warp_size] * scale : 0.0f;
+
+  float running_max = -FLT_MAX, running_sum = 0.0f;
+  float context[max_head_dim / warp_size] = {};
+  for (int start = 0; start < length; start += tile) {
+    const int count = min(tile, length - start);
+    __syncthreads();  // the previous tile is no longer read
+    for (int e = threadIdx.x; e < count * head_dim; e += blockDim.x) {
+      const int j = e / head_dim;
+      const int d = e % head_dim;
+      const int p = start + j;
+      const std::size_t at =
+          (static_cast<std::size_t>(table[p / block_size]) * block_size + p % block_size) *
+              kv_width +
+          static_cast<std::size_t>(kv_head) * head_dim + d;
+      keys[j][d] = __half2float(k_cache[at]);
+      values[j][d] = __half2float(v_cache[at]);
+    }
+    __syncthreads();
+    // Lane j's score: q . key j (the query's dimensions are spread over the lanes, so each
+    // partial product is summed across the warp, one key at a time).
+    float score = -FLT_MAX;
+    for (int j = 0; j < count; ++j) {
+      float partial = 0.0f;
+#pragma unroll
+      for (int i = 0; i < max_head_dim / warp_size; ++i) {
+        if (i < dims) partial = fmaf(qv[i], keys[j][lane + i * warp_size], partial);
+      }
+      const float s = warp_sum(partial);
+      if (lane == j) score = s;
+    }
+    const float tile_max = warp_max(score);
+    const float new_max = fmaxf(running_max, tile_max);
+    const float p = lane < count ? expf(score - new_max) : 0.0f;
+    const float correction = expf(running_max - new_max);
+    running_sum = running_sum * correction + warp_sum(p);
+#pragma unroll
+    for (int i = 0; i < max_head_dim / warp_size; ++i) context[i] *= correction;
+    for (int j = 0; j < count; ++j) {
+      const float pj = __shfl_sync(0xffffffffu, p, j);
+#pragma unroll
+      for (int i = 0; i < max_head_dim / warp_size; ++i) {
+        if (i < dims) context[i] = fmaf(pj, values[j][lane + i * warp_size], context[i]);
+      }
+    }
+    running_max = new_max;
+  }
+  float* o = out + static_cast<std::size_t>(t) * heads * head_dim +
+             static_cast<std::size_t>(head) * head_dim;
+  const float inv = running_sum > 0.0f ? 1.0f / running_sum : 0.0f;
+#pragma unroll
+  for (int i = 0; i < max_head_dim / warp_size; ++i) {
+    if (i < dims) o[lane + i * warp_size] = context[i] * inv;
+  }
+}
+
+}  // namespace
+
+Status rms_norm_quantize(const float* x, const float* weight, int m, int n, float eps,
+                         std::int8_t* q, float* scale, cudaStream_t stream) {
+  if (m == 0) return {};
+  rms_norm_quantize_kernel<<<m, row_threads, sizeof(float) * n, stream>>>(x, weight, n, eps, q,
+                                                                          scale);
+  return last_launch_status("rms_norm_quantize_kernel");
+}
+
+Status silu_mul_quantize(const float* gate_up, int m, int f, std::int8_t* q, float* scale,
+                         cudaStream_t stream) {
+  if (m == 0) return {};
+  silu_mul_quantize_kernel<<<m, row_threads, sizeof(float) * f, stream>>>(gate_up, f, q, scale);
+  return last_launch_status("silu_mul_quantize_kernel");
+}
+
+Status rope_write_kv(float* qkv, const std::int32_t* positions, const std::int32_t* slots,
+                     int tokens, int heads, int kv_heads, int head_dim, const float* cos_table,
+                     const float* sin_table, bool neox, std::uint16_t* k_cache,
+                     std::uint16_t* v_cache, cudaStream_t stream) {
+  if (tokens == 0) return {};
+  if (head_dim % 2 != 0) return Status::invalid("rope_write_kv: odd head_dim");
+  rope_write_kv_kernel<<<tokens, 128, 0, stream>>>(
+      qkv, positions, slots, heads, kv_heads, head_dim, cos_table, sin_table, neox,
+      reinterpret_cast<__half*>(k_cache), reinterpret_cast<__half*>(v_cache));
+  return last_launch_status("rope_write_kv_kernel");
+}
+
+Status paged_attention(const float* q, int qkv_stride, const std::uint16_t* k_cache,
+                       const std::uint16_t* v_cache, const std::int32_t* positions,
+                       const std::int32_t* query_start, const std::int32_t* context_lens,
+                       const std::int32_t* block_tables, int table_width, int rows, int tokens,
+                       int heads, int kv_heads, int head_dim, int block_size, float scale,
+                       float* out, cudaStream_t stream) {
+  if (tokens == 0) return {};
+  if (head_dim % warp_size != 0 || head_dim > max_head_dim) {
+    return Status::invalid("paged_attention: head_dim " + std::to_string(head_dim) +
+                           " is not a multiple of 32 up to 128");
+  }
+  if (kv_heads < 1 || heads % kv_heads != 0 || heads / kv_heads > warp_size) {
+    return Status::invalid("paged_attention: " + std::to_string(heads) + " query heads over " +
+                           std::to_string(kv_heads) + " KV heads");
+  }
+  const dim3 grid(static_cast<unsigned>(tokens), static_cast<unsigned>(kv_heads));
+  const int threads = heads / kv_heads * warp_size;
+  paged_attention_kernel<<<grid, threads, 0, stream>>>(
+      q, qkv_stride, reinterpret_cast<const __half*>(k_cache),
+      reinterpret_cast<const __half*>(v_cache), positions, query_start, context_lens, block_tables,
+      table_width, rows, heads, kv_heads, head_dim, block_size, scale, out);
+  return last_launch_status("paged_attention_kernel");
+}
+
+}  // namespace coinfer::cuda

@@ -273,3 +273,98 @@ TEST_CASE("llm kernels: RoPE, the KV write and paged attention over ragged rows 
                         9, 2, 64, 16, 1.0f, nullptr, nullptr)
             .message() == "paged_attention: 9 query heads over 2 KV heads");
 }
+
+namespace {
+
+// The sampler's distribution over one row, in double on the host, by sorting: the top_k
+// likeliest, weights relative to the likeliest, min-p, then the smallest likeliest set that
+// reaches top_p of their weight.
+std::vector<double> host_distribution(const std::vector<float>& logits, const RowSampling& p) {
+  std::vector<int> order(logits.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
+  if (p.top_k > 0 && static_cast<std::size_t>(p.top_k) < order.size()) order.resize(p.top_k);
+  const double top = logits[order[0]];
+  std::vector<std::pair<int, double>> kept;
+  for (int id : order) {
+    const double w = std::exp((logits[id] - top) / p.temperature);
+    if (w > 0 && w >= p.min_p) kept.emplace_back(id, w);
+  }
+  double mass = 0;
+  for (const auto& [id, w] : kept) mass += w;
+  if (p.top_p < 1.0f) {
+    double sum = 0;
+    std::size_t n = 0;
+    while (n < kept.size() && sum < p.top_p * mass) sum += kept[n++].second;
+    kept.resize(n);
+    mass = sum;
+  }
+  std::vector<double> probability(logits.size(), 0.0);
+  for (const auto& [id, w] : kept) probability[static_cast<std::size_t>(id)] = w / mass;
+  return probability;
+}
+
+}  // namespace
+
+TEST_CASE("llm kernels: sampling on the device, greedy exactly and draws by the distribution") {
+  std::mt19937 rng(29);
+  // Greedy at SmolLM2's vocabulary: the first of two equal maxima, as the CPU's argmax.
+  {
+    const int vocab = 49152;
+    auto logits = random_floats(2 * static_cast<std::size_t>(vocab), rng, 2.0f);
+    logits[777] = logits[40000] = 50.0f;  // row 0: a tie
+    logits[vocab + 49151] = 60.0f;        // row 1: the last token
+    std::vector<RowSampling> params(2);
+    params[1].temperature = 0.7f;
+    params[1].top_k = 1;  // top_k 1 is greedy too
+    DeviceBuffer d_logits = upload(logits), d_params = upload(params), d_scratch, d_tokens;
+    REQUIRE(DeviceBuffer::allocate(sizeof(float) * logits.size(), d_scratch).ok());
+    REQUIRE(DeviceBuffer::allocate(sizeof(std::int32_t) * 2, d_tokens).ok());
+    REQUIRE(sample_rows(as<float>(d_logits), 2, vocab, as<RowSampling>(d_params),
+                        as<float>(d_scratch), as<std::int32_t>(d_tokens), nullptr)
+                .ok());
+    CHECK(download<std::int32_t>(d_tokens, 2) == std::vector<std::int32_t>{777, 49151});
+  }
+
+  // Draws: the same row under n stratified uniforms ((i + 0.5) / n) lands on each token
+  // n * p times, give or take the two ends of its interval. A vocabulary that is not a
+  // multiple of the block's threads, so that the spans are uneven.
+  const int vocab = 2047, n = 8192;
+  const auto row = random_floats(vocab, rng, 2.5f);
+  for (const RowSampling& setting :
+       {RowSampling{0.8f, 50, 0.9f, 0.02f, 0.0f}, RowSampling{1.3f, -1, 0.5f, 0.0f, 0.0f},
+        RowSampling{1.0f, 0, 1.0f, 0.1f, 0.0f}, RowSampling{2.0f, 7, 1.0f, 0.0f, 0.0f}}) {
+    CAPTURE(setting.temperature);
+    CAPTURE(setting.top_k);
+    CAPTURE(setting.top_p);
+    CAPTURE(setting.min_p);
+    std::vector<float> logits;
+    std::vector<RowSampling> params(n, setting);
+    for (int i = 0; i < n; ++i) {
+      logits.insert(logits.end(), row.begin(), row.end());
+      params[static_cast<std::size_t>(i)].uniform = (static_cast<float>(i) + 0.5f) / n;
+    }
+    DeviceBuffer d_logits = upload(logits), d_params = upload(params), d_scratch, d_tokens;
+    REQUIRE(DeviceBuffer::allocate(sizeof(float) * logits.size(), d_scratch).ok());
+    REQUIRE(DeviceBuffer::allocate(sizeof(std::int32_t) * n, d_tokens).ok());
+    REQUIRE(sample_rows(as<float>(d_logits), n, vocab, as<RowSampling>(d_params),
+                        as<float>(d_scratch), as<std::int32_t>(d_tokens), nullptr)
+                .ok());
+    const auto tokens = download<std::int32_t>(d_tokens, n);
+    std::vector<int> counts(vocab, 0);
+    for (std::int32_t t : tokens) {
+      REQUIRE(t >= 0);
+      REQUIRE(t < vocab);
+      ++counts[static_cast<std::size_t>(t)];
+    }
+    const auto probability = host_distribution(row, setting);
+    double worst = 0;
+    int outside = 0;  // tokens drawn that the distribution excludes
+    for (int t = 0; t < vocab; ++t) {
+      worst = std::max(worst, std::abs(counts[t] - n * probability[t]));
+      outside += probability[t] == 0 && counts[t] > 0;
+    }
+    CHECK(outside == 0);
+    CHECK(worst <= 2.0);
+  }
+}

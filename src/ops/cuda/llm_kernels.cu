@@ -226,6 +226,181 @@ __global__ void paged_attention_kernel(
   }
 }
 
+constexpr int sample_threads = 1024;
+constexpr float greedy_temperature = 1e-5f;  // generation::Sampler's kGreedyTemperature
+
+// Floats as unsigned keys in the same order (negative values below positive ones).
+__device__ unsigned order_key(float x) {
+  const unsigned u = __float_as_uint(x);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// Block-wide reductions over sample_threads threads; `shared` has a slot per warp.
+__device__ double block_sum(double v, double* shared) {
+  for (int offset = warp_size / 2; offset > 0; offset /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  __syncthreads();
+  if (threadIdx.x % warp_size == 0) shared[threadIdx.x / warp_size] = v;
+  __syncthreads();
+  double r =
+      threadIdx.x % warp_size < sample_threads / warp_size ? shared[threadIdx.x % warp_size] : 0.0;
+  for (int offset = warp_size / 2; offset > 0; offset /= 2)
+    r += __shfl_xor_sync(0xffffffffu, r, offset);
+  return r;
+}
+
+// The row's largest value and its first index, in every thread.
+__device__ void block_argmax(float& value, int& index, float* values, int* indices) {
+  for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+    const float v = __shfl_xor_sync(0xffffffffu, value, offset);
+    const int i = __shfl_xor_sync(0xffffffffu, index, offset);
+    if (v > value || (v == value && i < index)) {
+      value = v;
+      index = i;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x % warp_size == 0) {
+    values[threadIdx.x / warp_size] = value;
+    indices[threadIdx.x / warp_size] = index;
+  }
+  __syncthreads();
+  value = values[threadIdx.x % warp_size];
+  index = indices[threadIdx.x % warp_size];
+  for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+    const float v = __shfl_xor_sync(0xffffffffu, value, offset);
+    const int i = __shfl_xor_sync(0xffffffffu, index, offset);
+    if (v > value || (v == value && i < index)) {
+      value = v;
+      index = i;
+    }
+  }
+}
+
+__global__ void __launch_bounds__(sample_threads)
+    sample_kernel(const float* __restrict__ logits, int vocab,
+                  const RowSampling* __restrict__ params, float* __restrict__ scratch,
+                  std::int32_t* __restrict__ tokens) {
+  __shared__ double sums[sample_threads / warp_size];
+  __shared__ float values[sample_threads / warp_size];
+  __shared__ int indices[sample_threads / warp_size];
+  __shared__ double prefix[sample_threads];
+  const auto r = static_cast<std::size_t>(blockIdx.x);
+  const float* row = logits + r * vocab;
+  float* w = scratch + r * vocab;
+  const RowSampling p = params[r];
+
+  // The first argmax: each thread's own first, then the block's.
+  float best = -INFINITY;
+  int best_index = vocab;
+  for (int i = threadIdx.x; i < vocab; i += sample_threads) {
+    if (best_index == vocab || row[i] > best) {
+      best = row[i];
+      best_index = i;
+    }
+  }
+  block_argmax(best, best_index, values, indices);
+  if (p.temperature < greedy_temperature || p.top_k == 1) {
+    if (threadIdx.x == 0) tokens[r] = best_index;
+    return;
+  }
+
+  // top-k: the key of the k-th largest logit, by bisection on the keys.
+  unsigned floor_key = 0;
+  if (p.top_k > 0 && p.top_k < vocab) {
+    unsigned lo = 0, hi = 0xffffffffu;
+    while (lo < hi) {
+      const unsigned mid = lo + (hi - lo) / 2 + 1;
+      double count = 0;
+      for (int i = threadIdx.x; i < vocab; i += sample_threads) count += order_key(row[i]) >= mid;
+      if (block_sum(count, sums) >= p.top_k) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    floor_key = lo;
+  }
+  // Weights relative to the likeliest (which weighs 1), min-p applied.
+  double mass = 0;
+  for (int i = threadIdx.x; i < vocab; i += sample_threads) {
+    float weight = 0.0f;
+    if (order_key(row[i]) >= floor_key) {
+      weight = expf((row[i] - best) / p.temperature);
+      if (!(weight > 0.0f && weight >= p.min_p)) weight = 0.0f;
+    }
+    w[i] = weight;
+    mass += weight;
+  }
+  mass = block_sum(mass, sums);
+  // top-p: the largest weight threshold whose kept mass still reaches top_p of it.
+  if (p.top_p < 1.0f) {
+    const double wanted = static_cast<double>(p.top_p) * mass;
+    unsigned lo = 0, hi = __float_as_uint(1.0f);  // weights are in [0, 1]: their bits order them
+    while (lo < hi) {
+      const unsigned mid = lo + (hi - lo) / 2 + 1;
+      const float threshold = __uint_as_float(mid);
+      double kept = 0;
+      for (int i = threadIdx.x; i < vocab; i += sample_threads) {
+        if (w[i] >= threshold) kept += w[i];
+      }
+      if (block_sum(kept, sums) >= wanted) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const float threshold = __uint_as_float(lo);
+    mass = 0;
+    for (int i = threadIdx.x; i < vocab; i += sample_threads) {
+      if (w[i] < threshold) w[i] = 0.0f;
+      mass += w[i];
+    }
+    mass = block_sum(mass, sums);
+  }
+
+  // The draw: each thread sums a contiguous span of the vocabulary, a scan orders the spans,
+  // and the thread whose span holds uniform * mass walks it.
+  const int span = (vocab + sample_threads - 1) / sample_threads;
+  const int first = min(vocab, static_cast<int>(threadIdx.x) * span);
+  const int last = min(vocab, first + span);
+  double own = 0;
+  for (int i = first; i < last; ++i) own += w[i];
+  prefix[threadIdx.x] = own;
+  __syncthreads();
+  for (int offset = 1; offset < sample_threads; offset *= 2) {  // inclusive scan
+    const double add = threadIdx.x >= offset ? prefix[threadIdx.x - offset] : 0.0;
+    __syncthreads();
+    prefix[threadIdx.x] += add;
+    __syncthreads();
+  }
+  const double target = static_cast<double>(p.uniform) * mass;
+  const double before = prefix[threadIdx.x] - own;
+  // The last token with weight, for a target that rounding put at the very top (the largest
+  // index as a float: exact below 2^24).
+  float last_value = -INFINITY;
+  int last_index = vocab;
+  for (int i = first; i < last; ++i) {
+    if (w[i] > 0.0f) {
+      last_value = static_cast<float>(i);
+      last_index = i;
+    }
+  }
+  block_argmax(last_value, last_index, values, indices);
+  if (threadIdx.x == 0) tokens[r] = last_index;
+  __syncthreads();
+  if (own > 0 && before <= target && target < before + own) {
+    double running = before;
+    for (int i = first; i < last; ++i) {
+      running += w[i];
+      if (target < running && w[i] > 0.0f) {
+        tokens[r] = i;
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Status rms_norm_quantize(const float* x, const float* weight, int m, int n, float eps,
@@ -277,6 +452,14 @@ Status paged_attention(const float* q, int qkv_stride, const std::uint16_t* k_ca
       reinterpret_cast<const __half*>(v_cache), positions, query_start, context_lens, block_tables,
       table_width, rows, heads, kv_heads, head_dim, block_size, scale, out);
   return last_launch_status("paged_attention_kernel");
+}
+
+Status sample_rows(const float* logits, int rows, int vocab, const RowSampling* params,
+                   float* scratch, std::int32_t* tokens, cudaStream_t stream) {
+  if (rows == 0) return {};
+  if (vocab < 1) return Status::invalid("sample_rows: empty vocabulary");
+  sample_kernel<<<rows, sample_threads, 0, stream>>>(logits, vocab, params, scratch, tokens);
+  return last_launch_status("sample_kernel");
 }
 
 }  // namespace coinfer::cuda

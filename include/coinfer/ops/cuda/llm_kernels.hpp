@@ -51,4 +51,25 @@ Status paged_attention(const float* q, int qkv_stride, const std::uint16_t* k_ca
                        int heads, int kv_heads, int head_dim, int block_size, float scale,
                        float* out, cudaStream_t stream);
 
+// One row's sampling settings (generation::SamplingParams as the CPU sampler reads them, the
+// penalties and logit biases applied to the logits before), with the request's uniform draw.
+struct RowSampling {
+  float temperature = 0.0f;  // below 1e-5 (or top_k == 1): the argmax
+  std::int32_t top_k = -1;   // -1 or 0: off
+  float top_p = 1.0f;        // (0, 1]
+  float min_p = 0.0f;        // [0, 1]
+  float uniform = 0.0f;      // [0, 1), from the request's generator on the host
+};
+
+// A token per row of logits [rows, vocab], as generation::Sampler draws it: the first argmax
+// for greedy rows; else weights exp((logit - max) / temperature) over the top_k likeliest
+// logits, those of at least min_p (the likeliest weighs 1), then the smallest set of likeliest
+// whose weight reaches top_p of theirs, and the token where uniform * their total falls in
+// their cumulative weight in vocabulary order. The candidate sets are found by bisecting
+// thresholds instead of sorting, so tokens tied exactly at a top-k or top-p boundary are all
+// kept (the CPU keeps the lower ids); the distribution is otherwise the CPU's. One block
+// (1024 threads) per row; `scratch` holds rows * vocab floats (the weights).
+Status sample_rows(const float* logits, int rows, int vocab, const RowSampling* params,
+                   float* scratch, std::int32_t* tokens, cudaStream_t stream);
+
 }  // namespace coinfer::cuda

@@ -24,6 +24,7 @@ add_library(coinfer_cuda_objects OBJECT
   ${COINFER_ROOT}/src/ops/cuda/bert_kernels.cu
   ${COINFER_ROOT}/src/ops/cuda/llm_kernels.cu
   ${COINFER_ROOT}/src/ops/cuda/int8_bert.cpp
+  ${COINFER_ROOT}/src/ops/cuda/int8_llama.cpp
   ${COINFER_ROOT}/src/runtime/cuda/cuda_stream_device.cpp
   ${COINFER_ROOT}/src/runtime/cuda/cuda_executor.cpp)
 target_include_directories(coinfer_cuda_objects PUBLIC ${COINFER_ROOT}/include)

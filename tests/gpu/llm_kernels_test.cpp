@@ -66,6 +66,30 @@ void check_quantized(const std::vector<std::int8_t>& q, const std::vector<float>
 
 }  // namespace
 
+TEST_CASE("llm kernels: token embeddings come from the FP16 table, unknown ids as zeros") {
+  std::mt19937 rng(3);
+  const int vocab = 1000, n = 576;
+  std::vector<std::uint16_t> table(static_cast<std::size_t>(vocab) * n);
+  for (auto& v : table) v = float_to_half(std::normal_distribution<float>(0, 1)(rng));
+  const std::vector<std::int32_t> ids{5, 999, 0, 5, -1, 1000};
+  DeviceBuffer d_table = upload(table), d_ids = upload(ids), d_x;
+  REQUIRE(DeviceBuffer::allocate(sizeof(float) * ids.size() * n, d_x).ok());
+  REQUIRE(embed_tokens(as<std::int32_t>(d_ids), static_cast<int>(ids.size()),
+                       as<std::uint16_t>(d_table), vocab, n, as<float>(d_x), nullptr)
+              .ok());
+  const auto x = download<float>(d_x, ids.size() * n);
+  int wrong = 0;
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    for (int c = 0; c < n; ++c) {
+      const bool known = ids[t] >= 0 && ids[t] < vocab;
+      const float want =
+          known ? half_to_float(table[static_cast<std::size_t>(ids[t]) * n + c]) : 0.0f;
+      wrong += x[t * n + c] != want;
+    }
+  }
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("llm kernels: RMSNorm + quantize and SwiGLU + quantize match double precision") {
   std::mt19937 rng(5);
   const int m = 7, n = 576, f = 1536;
@@ -175,11 +199,17 @@ TEST_CASE("llm kernels: RoPE, the KV write and paged attention over ragged rows 
         }
       }
     }
+    // The CPU runner's layout: [block][kv_head][slot][head_dim].
+    const auto kv_at = [&](int block, int kv_head, int offset) {
+      return ((static_cast<std::size_t>(block) * kv_heads + kv_head) * block_size + offset) *
+             head_dim;
+    };
     std::vector<std::uint16_t> k_host = k_cache, v_host = v_cache;
     for (int t = 0; t < tokens; ++t) {
       if (slots[t] < 0) continue;
       for (int c = 0; c < kv_width; ++c) {
-        const std::size_t at = static_cast<std::size_t>(slots[t]) * kv_width + c;
+        const std::size_t at =
+            kv_at(slots[t] / block_size, c / head_dim, slots[t] % block_size) + c % head_dim;
         const std::size_t from = static_cast<std::size_t>(t) * width + heads * head_dim + c;
         k_host[at] = float_to_half(static_cast<float>(rotated[from]));
         v_host[at] = float_to_half(qkv[from + kv_width]);
@@ -194,11 +224,7 @@ TEST_CASE("llm kernels: RoPE, the KV write and paged attention over ragged rows 
           const double* q = rotated.data() + static_cast<std::size_t>(t) * width + h * head_dim;
           std::vector<double> scores;
           for (int p = 0; p <= positions[t]; ++p) {
-            const std::size_t at =
-                (static_cast<std::size_t>(row_tables[r][p / block_size]) * block_size +
-                 p % block_size) *
-                    kv_width +
-                g * head_dim;
+            const std::size_t at = kv_at(row_tables[r][p / block_size], g, p % block_size);
             double dot = 0;
             for (int d = 0; d < head_dim; ++d) dot += q[d] * scale * half_to_float(k_host[at + d]);
             scores.push_back(dot);
@@ -208,11 +234,7 @@ TEST_CASE("llm kernels: RoPE, the KV write and paged attention over ragged rows 
           for (double& s : scores) sum += (s = std::exp(s - top));
           double* o = want.data() + static_cast<std::size_t>(t) * heads * head_dim + h * head_dim;
           for (int p = 0; p <= positions[t]; ++p) {
-            const std::size_t at =
-                (static_cast<std::size_t>(row_tables[r][p / block_size]) * block_size +
-                 p % block_size) *
-                    kv_width +
-                g * head_dim;
+            const std::size_t at = kv_at(row_tables[r][p / block_size], g, p % block_size);
             for (int d = 0; d < head_dim; ++d)
               o[d] += scores[p] / sum * half_to_float(v_host[at + d]);
           }
@@ -227,8 +249,9 @@ TEST_CASE("llm kernels: RoPE, the KV write and paged attention over ragged rows 
     REQUIRE(DeviceBuffer::allocate(sizeof(float) * want.size(), d_out).ok());
     REQUIRE(cudaMemset(d_out.data(), 0xff, sizeof(float) * want.size()) == cudaSuccess);
     REQUIRE(rope_write_kv(as<float>(d_qkv), as<std::int32_t>(d_pos), as<std::int32_t>(d_slots),
-                          tokens, heads, kv_heads, head_dim, as<float>(d_cos), as<float>(d_sin),
-                          neox, as<std::uint16_t>(d_k), as<std::uint16_t>(d_v), nullptr)
+                          tokens, heads, kv_heads, head_dim, block_size, as<float>(d_cos),
+                          as<float>(d_sin), neox, as<std::uint16_t>(d_k), as<std::uint16_t>(d_v),
+                          nullptr)
                 .ok());
     REQUIRE(paged_attention(as<float>(d_qkv), width, as<std::uint16_t>(d_k), as<std::uint16_t>(d_v),
                             as<std::int32_t>(d_pos), as<std::int32_t>(d_start),

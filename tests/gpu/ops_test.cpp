@@ -62,8 +62,8 @@ TEST_CASE("row quantization on the GPU equals the CPU's bit for bit, padding inc
     REQUIRE(DeviceBuffer::allocate(std::size_t(m) * k_padded, dq).ok());
     REQUIRE(DeviceBuffer::allocate(sizeof(float) * m, ds).ok());
     REQUIRE(cudaMemset(dq.data(), 0x55, dq.bytes()) == cudaSuccess);  // stale values to clear
-    REQUIRE(quantize_rows_int8(dx.as<float>(), m, k, k_padded, dq.as<std::int8_t>(),
-                               ds.as<float>(), nullptr)
+    REQUIRE(quantize_rows_int8(dx.as<float>(), m, k, k_padded, dq.as<std::int8_t>(), ds.as<float>(),
+                               nullptr)
                 .ok());
     auto q = download<std::int8_t>(dq, std::size_t(m) * k_padded);
     auto s = download<float>(ds, m);
@@ -186,8 +186,8 @@ TEST_CASE("the epilogue equals the CPU's formula bit for bit: scales, bias, each
   for (Activation activation : {Activation::none, Activation::relu, Activation::gelu}) {
     CAPTURE(to_string(activation));
     REQUIRE(dequantize_bias_activation(da.as<std::int32_t>(), m, n, ld, dr.as<float>(),
-                                       dc.as<float>(), db.as<float>(), activation,
-                                       dy.as<float>(), nullptr)
+                                       dc.as<float>(), db.as<float>(), activation, dy.as<float>(),
+                                       nullptr)
                 .ok());
     auto y = download<float>(dy, std::size_t(m) * n);
     int wrong = 0;
@@ -199,39 +199,58 @@ TEST_CASE("the epilogue equals the CPU's formula bit for bit: scales, bias, each
         wrong += std::memcmp(&y[std::size_t(r) * n + c], &v, sizeof v) != 0;
         if (activation == Activation::gelu) {
           CHECK(y[std::size_t(r) * n + c] ==
-                doctest::Approx(gelu_reference(float(acc[std::size_t(r) * ld + c]) * rs[r] * cs[c] +
-                                               bias[c]))
+                doctest::Approx(
+                    gelu_reference(float(acc[std::size_t(r) * ld + c]) * rs[r] * cs[c] + bias[c]))
                     .epsilon(1e-5));
         }
       }
     }
     CHECK(wrong == 0);
   }
+
+  // No bias, added to a residual stream: y += acc * row_scale * col_scale, the same rounding.
+  std::vector<float> residual(std::size_t(m) * n);
+  for (std::size_t i = 0; i < residual.size(); ++i) residual[i] = 0.25f * float(i) - 1.0f;
+  DeviceBuffer dres = upload(residual);
+  REQUIRE(dequantize_bias_activation(da.as<std::int32_t>(), m, n, ld, dr.as<float>(),
+                                     dc.as<float>(), nullptr, Activation::none, dres.as<float>(),
+                                     nullptr, {}, /*accumulate=*/true)
+              .ok());
+  const auto sum = download<float>(dres, residual.size());
+  int wrong = 0;
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < n; ++c) {
+      const float v = residual[std::size_t(r) * n + c] +
+                      dequantize(float(acc[std::size_t(r) * ld + c]), rs[r], cs[c], 0.0f);
+      wrong += std::memcmp(&sum[std::size_t(r) * n + c], &v, sizeof v) != 0;
+    }
+  }
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("softmax and argmax on the GPU match the CPU's, ties to the lowest index") {
   std::mt19937 rng(4);
   for (int n : {10, 1000}) {  // 1000: many elements per lane
-  CAPTURE(n);
-  const int m = 50;
-  std::vector<float> x = gpu_test::random_floats(std::size_t(m) * n, rng, 3.0f);
-  for (int c = 0; c < n; ++c) x[c] = 1.0f;  // row 0: all equal -> label 0
-  // Row 1: the maximum twice, in the same lane (c and c + 32) and in another lane before it.
-  x[std::size_t(n) + 7] = 50.0f;
-  x[std::size_t(n) + 5] = 50.0f;
-  if (n > 40) x[std::size_t(n) + 37] = 50.0f;
-  std::vector<float> expected = x;
-  std::vector<std::int64_t> expected_labels(m);
-  softmax_rows(expected.data(), m, n);
-  argmax_rows(expected.data(), m, n, expected_labels.data());
-  DeviceBuffer dx = upload(x), dl;
-  REQUIRE(DeviceBuffer::allocate(sizeof(std::int64_t) * m, dl).ok());
-  REQUIRE(softmax_argmax_rows(dx.as<float>(), m, n, dl.as<std::int64_t>(), nullptr).ok());
-  auto p = download<float>(dx, std::size_t(m) * n);
-  auto labels = download<std::int64_t>(dl, m);
-  for (std::size_t i = 0; i < p.size(); ++i)
-    CHECK(p[i] == doctest::Approx(expected[i]).epsilon(1e-5));
-  CHECK(labels == expected_labels);
-  CHECK(labels[1] == 5);
+    CAPTURE(n);
+    const int m = 50;
+    std::vector<float> x = gpu_test::random_floats(std::size_t(m) * n, rng, 3.0f);
+    for (int c = 0; c < n; ++c) x[c] = 1.0f;  // row 0: all equal -> label 0
+    // Row 1: the maximum twice, in the same lane (c and c + 32) and in another lane before it.
+    x[std::size_t(n) + 7] = 50.0f;
+    x[std::size_t(n) + 5] = 50.0f;
+    if (n > 40) x[std::size_t(n) + 37] = 50.0f;
+    std::vector<float> expected = x;
+    std::vector<std::int64_t> expected_labels(m);
+    softmax_rows(expected.data(), m, n);
+    argmax_rows(expected.data(), m, n, expected_labels.data());
+    DeviceBuffer dx = upload(x), dl;
+    REQUIRE(DeviceBuffer::allocate(sizeof(std::int64_t) * m, dl).ok());
+    REQUIRE(softmax_argmax_rows(dx.as<float>(), m, n, dl.as<std::int64_t>(), nullptr).ok());
+    auto p = download<float>(dx, std::size_t(m) * n);
+    auto labels = download<std::int64_t>(dl, m);
+    for (std::size_t i = 0; i < p.size(); ++i)
+      CHECK(p[i] == doctest::Approx(expected[i]).epsilon(1e-5));
+    CHECK(labels == expected_labels);
+    CHECK(labels[1] == 5);
   }
 }

@@ -75,8 +75,8 @@ __global__ void quantize_rows_kernel(const float* __restrict__ x, int k, int k_p
 __global__ void dequantize_kernel(const std::int32_t* __restrict__ acc, int m, int n, int ld_acc,
                                   const float* __restrict__ row_scale,
                                   const float* __restrict__ col_scale,
-                                  const float* __restrict__ bias, int activation,
-                                  SideChannels side, float* __restrict__ y) {
+                                  const float* __restrict__ bias, int activation, SideChannels side,
+                                  bool accumulate, float* __restrict__ y) {
   const std::size_t total = static_cast<std::size_t>(m) * n;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
@@ -84,7 +84,7 @@ __global__ void dequantize_kernel(const std::int32_t* __restrict__ acc, int m, i
     const int c = static_cast<int>(i % n);
     // The CPU epilogue's formula and rounding order (activation.hpp).
     float v = dequantize(static_cast<float>(acc[static_cast<std::size_t>(r) * ld_acc + c]),
-                         row_scale[r], col_scale[c], bias[c]);
+                         row_scale[r], col_scale[c], bias ? bias[c] : 0.0f);
     // Side channels one at a time, fused multiply-adds in the CPU epilogue's order.
     for (int j = 0; j < side.count; ++j) {
       v = fmaf(side.x[static_cast<std::size_t>(r) * side.ldx + side.channels[j]],
@@ -95,7 +95,7 @@ __global__ void dequantize_kernel(const std::int32_t* __restrict__ acc, int m, i
     } else if (activation == static_cast<int>(Activation::gelu)) {
       v = gelu(v);
     }
-    y[i] = v;
+    y[i] = accumulate ? y[i] + v : v;
   }
 }
 
@@ -162,11 +162,12 @@ Status quantize_rows_int8(const float* x, int m, int k, int k_padded, std::int8_
 Status dequantize_bias_activation(const std::int32_t* acc, int m, int n, int ld_acc,
                                   const float* row_scale, const float* col_scale, const float* bias,
                                   Activation activation, float* y, cudaStream_t stream,
-                                  const SideChannels& side) {
+                                  const SideChannels& side, bool accumulate) {
   if (m == 0) return {};
   const std::size_t count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
   dequantize_kernel<<<elementwise_blocks(count), 256, 0, stream>>>(
-      acc, m, n, ld_acc, row_scale, col_scale, bias, static_cast<int>(activation), side, y);
+      acc, m, n, ld_acc, row_scale, col_scale, bias, static_cast<int>(activation), side, accumulate,
+      y);
   return last_launch_status("dequantize_kernel");
 }
 

@@ -57,6 +57,26 @@ __device__ void quantize_row(const float* row, int n, std::int8_t* q, float* sca
   if (threadIdx.x == 0) *scale = s;
 }
 
+__global__ void embed_tokens_kernel(const std::int32_t* __restrict__ ids,
+                                    const __half* __restrict__ table, int vocab, int n,
+                                    float* __restrict__ x) {
+  const auto t = static_cast<std::size_t>(blockIdx.x);
+  const int id = ids[t];
+  const bool known = id >= 0 && id < vocab;
+  const __half* row = table + static_cast<std::size_t>(known ? id : 0) * n;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) {
+    x[t * n + c] = known ? __half2float(row[c]) : 0.0f;
+  }
+}
+
+__global__ void gather_rows_kernel(const float* __restrict__ x,
+                                   const std::int32_t* __restrict__ index, int n,
+                                   float* __restrict__ out) {
+  const auto i = static_cast<std::size_t>(blockIdx.x);
+  const float* from = x + static_cast<std::size_t>(index[i]) * n;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) out[i * n + c] = from[c];
+}
+
 __global__ void rms_norm_quantize_kernel(const float* __restrict__ x,
                                          const float* __restrict__ weight, int n, float eps,
                                          std::int8_t* __restrict__ q, float* __restrict__ scale) {
@@ -87,12 +107,19 @@ __global__ void silu_mul_quantize_kernel(const float* __restrict__ gate_up, int 
   quantize_row(row, f, q + r * f, scale + r, reduce);
 }
 
+// Where position `offset` of `block` starts for one KV head in a layer's cache, laid out
+// [block][kv_head][slot][head_dim] as the CPU runner's: a head's keys of a block are contiguous.
+__device__ std::size_t kv_offset(int block, int kv_head, int offset, int kv_heads, int block_size,
+                                 int head_dim) {
+  return ((static_cast<std::size_t>(block) * kv_heads + kv_head) * block_size + offset) * head_dim;
+}
+
 // One block per token, one thread per rotated pair (of every Q and K head), then the K and V
 // copies to the cache.
 __global__ void rope_write_kv_kernel(float* __restrict__ qkv,
                                      const std::int32_t* __restrict__ positions,
                                      const std::int32_t* __restrict__ slots, int heads,
-                                     int kv_heads, int head_dim,
+                                     int kv_heads, int head_dim, int block_size,
                                      const float* __restrict__ cos_table,
                                      const float* __restrict__ sin_table, bool neox,
                                      __half* __restrict__ k_cache, __half* __restrict__ v_cache) {
@@ -120,11 +147,13 @@ __global__ void rope_write_kv_kernel(float* __restrict__ qkv,
   const int kv_width = kv_heads * head_dim;
   const float* k = token + static_cast<std::size_t>(heads) * head_dim;
   const float* v = k + kv_width;
-  __half* kd = k_cache + static_cast<std::size_t>(slot) * kv_width;
-  __half* vd = v_cache + static_cast<std::size_t>(slot) * kv_width;
+  const int block = slot / block_size;
+  const int offset = slot % block_size;
   for (int c = threadIdx.x; c < kv_width; c += blockDim.x) {
-    kd[c] = __float2half_rn(k[c]);
-    vd[c] = __float2half_rn(v[c]);
+    const std::size_t at =
+        kv_offset(block, c / head_dim, offset, kv_heads, block_size, head_dim) + c % head_dim;
+    k_cache[at] = __float2half_rn(k[c]);
+    v_cache[at] = __float2half_rn(v[c]);
   }
 }
 
@@ -163,7 +192,6 @@ __global__ void paged_attention_kernel(
   const int row = row_of(query_start, rows, t);
   const int length = context_lens[row] > 0 ? positions[t] + 1 : 0;
   const std::int32_t* table = block_tables + static_cast<std::size_t>(row) * table_width;
-  const int kv_width = kv_heads * head_dim;
 
   float qv[max_head_dim / warp_size];
   const float* qh =
@@ -181,10 +209,9 @@ __global__ void paged_attention_kernel(
       const int j = e / head_dim;
       const int d = e % head_dim;
       const int p = start + j;
-      const std::size_t at =
-          (static_cast<std::size_t>(table[p / block_size]) * block_size + p % block_size) *
-              kv_width +
-          static_cast<std::size_t>(kv_head) * head_dim + d;
+      const std::size_t at = kv_offset(table[p / block_size], kv_head, p % block_size, kv_heads,
+                                       block_size, head_dim) +
+                             d;
       keys[j][d] = __half2float(k_cache[at]);
       values[j][d] = __half2float(v_cache[at]);
     }
@@ -403,6 +430,21 @@ __global__ void __launch_bounds__(sample_threads)
 
 }  // namespace
 
+Status embed_tokens(const std::int32_t* ids, int tokens, const std::uint16_t* table, int vocab,
+                    int n, float* x, cudaStream_t stream) {
+  if (tokens == 0) return {};
+  embed_tokens_kernel<<<tokens, row_threads, 0, stream>>>(
+      ids, reinterpret_cast<const __half*>(table), vocab, n, x);
+  return last_launch_status("embed_tokens_kernel");
+}
+
+Status gather_rows(const float* x, const std::int32_t* index, int count, int n, float* out,
+                   cudaStream_t stream) {
+  if (count == 0) return {};
+  gather_rows_kernel<<<count, row_threads, 0, stream>>>(x, index, n, out);
+  return last_launch_status("gather_rows_kernel");
+}
+
 Status rms_norm_quantize(const float* x, const float* weight, int m, int n, float eps,
                          std::int8_t* q, float* scale, cudaStream_t stream) {
   if (m == 0) return {};
@@ -419,13 +461,13 @@ Status silu_mul_quantize(const float* gate_up, int m, int f, std::int8_t* q, flo
 }
 
 Status rope_write_kv(float* qkv, const std::int32_t* positions, const std::int32_t* slots,
-                     int tokens, int heads, int kv_heads, int head_dim, const float* cos_table,
-                     const float* sin_table, bool neox, std::uint16_t* k_cache,
-                     std::uint16_t* v_cache, cudaStream_t stream) {
+                     int tokens, int heads, int kv_heads, int head_dim, int block_size,
+                     const float* cos_table, const float* sin_table, bool neox,
+                     std::uint16_t* k_cache, std::uint16_t* v_cache, cudaStream_t stream) {
   if (tokens == 0) return {};
   if (head_dim % 2 != 0) return Status::invalid("rope_write_kv: odd head_dim");
   rope_write_kv_kernel<<<tokens, 128, 0, stream>>>(
-      qkv, positions, slots, heads, kv_heads, head_dim, cos_table, sin_table, neox,
+      qkv, positions, slots, heads, kv_heads, head_dim, block_size, cos_table, sin_table, neox,
       reinterpret_cast<__half*>(k_cache), reinterpret_cast<__half*>(v_cache));
   return last_launch_status("rope_write_kv_kernel");
 }

@@ -36,11 +36,13 @@ struct SideChannels {
 
 // The fused epilogue after an INT8 GEMM:
 //   y[r][c] = act(acc[r][c] * row_scale[r] * col_scale[c] + bias[c] + side channels),  c < n
-//   acc: INT32 [m, ld_acc] (ld_acc >= n, padding columns ignored); y: FP32 [m, n].
+//   acc: INT32 [m, ld_acc] (ld_acc >= n, padding columns ignored); y: FP32 [m, n]; bias may be
+//   null (none). With `accumulate` the value is added to y instead (a residual stream:
+//   y[r][c] += ...), as a decoder's attention output and down projections do.
 Status dequantize_bias_activation(const std::int32_t* acc, int m, int n, int ld_acc,
                                   const float* row_scale, const float* col_scale, const float* bias,
                                   Activation activation, float* y, cudaStream_t stream,
-                                  const SideChannels& side = {});
+                                  const SideChannels& side = {}, bool accumulate = false);
 
 // In place softmax over each row of x: FP32 [m, n], and the argmax of each row into
 // labels: INT64 [m] (ties go to the lowest index, as argmax_rows on the CPU).

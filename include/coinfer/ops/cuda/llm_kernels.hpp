@@ -13,9 +13,19 @@ namespace coinfer::cuda {
 // step is laid out as generation::DeviceStep lays it out: `tokens` query tokens, each with a
 // position and a KV slot (block * block_size + position % block_size, -1 for a padding row's
 // token); rows (one per sequence) with query_start [rows + 1] and row-major block tables
-// [rows, table_width]. The KV cache of one layer is FP16 [blocks, block_size, kv_heads,
-// head_dim] for keys and the same for values, as the CPU runner's. Each function enqueues on
+// [rows, table_width]. The KV cache of one layer is FP16 [blocks][kv_heads][block_size]
+// [head_dim] for keys and the same for values, as the CPU runner's (a head's keys of one block
+// are contiguous). Each function enqueues on
 // `stream` and returns the launch status; matrices are row-major.
+
+// x[t] = table[ids[t]]: the token embeddings, FP16 [vocab, n] on the device, as FP32 rows
+// [tokens, n]. An id outside [0, vocab) gives a row of zeros (the host refuses such ids first).
+Status embed_tokens(const std::int32_t* ids, int tokens, const std::uint16_t* table, int vocab,
+                    int n, float* x, cudaStream_t stream);
+
+// out[i] = x[index[i]] for i < count: rows of n floats (the tokens whose logits a step wants).
+Status gather_rows(const float* x, const std::int32_t* index, int count, int n, float* out,
+                   cudaStream_t stream);
 
 // Per row of x [m, n]: y = x / sqrt(mean(x^2) + eps) * weight, then quantized to INT8 for the
 // next GEMM: scale[r] = max |y| / 127, q = round(y / scale) (0 and scale 0 for a row of zeros).
@@ -32,9 +42,9 @@ Status silu_mul_quantize(const float* gate_up, int m, int f, std::int8_t* q, flo
 // or (i, i + head_dim / 2) when neox; cos/sin tables [context, head_dim / 2]), then K and V
 // written as FP16 to the layer's caches at the token's slot (none for slot -1).
 Status rope_write_kv(float* qkv, const std::int32_t* positions, const std::int32_t* slots,
-                     int tokens, int heads, int kv_heads, int head_dim, const float* cos_table,
-                     const float* sin_table, bool neox, std::uint16_t* k_cache,
-                     std::uint16_t* v_cache, cudaStream_t stream);
+                     int tokens, int heads, int kv_heads, int head_dim, int block_size,
+                     const float* cos_table, const float* sin_table, bool neox,
+                     std::uint16_t* k_cache, std::uint16_t* v_cache, cudaStream_t stream);
 
 // Causal attention over the paged cache, prefill chunks and decodes alike: the query token at
 // position p of row r attends to positions 0..p of its sequence, read through r's block table

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <vector>
+
+#include "coinfer/generation/device_step.hpp"
+#include "coinfer/generation/model_runner.hpp"
+#include "coinfer/models/gguf.hpp"
+#include "coinfer/ops/cuda/int8_llama.hpp"
+
+namespace coinfer::generation {
+
+struct CudaLlamaOptions {
+  int device = 0;             // CUDA device index
+  int kv_blocks = 1024;       // paged KV cache size in blocks (device memory)
+  int block_size = 16;        // tokens per KV block
+  int max_step_tokens = 512;  // tokens one execute() may carry
+  int max_rows = 256;         // sequences one execute() may carry
+};
+
+// A llama-family decoder from a GGUF file on a GPU behind ModelRunner (cuda::Int8Llama): the
+// weights dequantized on the host, requantized to INT8 per output channel and uploaded once;
+// the paged KV cache in device memory, blocks decided by the engine's BlockManager as for the
+// CPU runner. Each step's chunks become one upload (build_device_step) and its logits come
+// back to the host for the engine's sampler. Steps run eagerly (no CUDA graphs yet). Only
+// built with CUDA.
+class CudaLlamaRunner final : public ModelRunner {
+ public:
+  static Status load(const GgufFile& file, const CudaLlamaOptions& options,
+                     std::unique_ptr<CudaLlamaRunner>& out);
+  ~CudaLlamaRunner() override;
+
+  const RunnerLimits& limits() const noexcept override { return limits_; }
+  // The device and the runner's stream, on the engine's thread.
+  void bind_thread() override;
+  void copy_blocks(std::span<const std::pair<std::int32_t, std::int32_t>> copies) override;
+  Status execute(std::span<const ScheduledChunk> chunks, std::vector<float>& logits) override;
+
+ private:
+  CudaLlamaRunner() = default;
+
+  CudaLlamaOptions options_;
+  RunnerLimits limits_;
+  cuda::Int8Llama model_;
+  cudaStream_t stream_ = nullptr;
+  Status stream_status_;  // why bind_thread() could not make the stream, if it could not
+  Status copy_status_;    // the last failed block copy, reported by the next step
+  GraphBuckets eager_;    // no sizes: every step runs eagerly
+  DeviceStep step_;
+};
+
+}  // namespace coinfer::generation

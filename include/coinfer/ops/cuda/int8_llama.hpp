@@ -1,0 +1,113 @@
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "coinfer/core/status.hpp"
+#include "coinfer/ops/cuda/cublaslt_gemm.hpp"
+#include "coinfer/ops/cuda/cuda_memory.hpp"
+
+namespace coinfer::cuda {
+
+// A llama-family decoder's host FP32 weights (models/llama.hpp's DecoderSpec, the GGUF's
+// tensors dequantized), as the device model takes them at load.
+struct LlamaWeights {
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0;
+  int context = 0;  // positions the RoPE tables cover
+  float rms_eps = 1e-5f;
+  float rope_theta = 10000.0f;
+  bool neox = false;  // RoPE pairs (i, i + head_dim / 2) instead of (2i, 2i + 1)
+  struct Layer {
+    std::span<const float> attention_norm;  // [hidden]
+    std::span<const float> qkv;             // [(heads + 2 kv_heads) head_dim, hidden]: Q, K, V
+    std::span<const float> qkv_bias;        // [(heads + 2 kv_heads) head_dim], or empty
+    std::span<const float> attention_out;   // [hidden, heads head_dim]
+    std::span<const float> ffn_norm;        // [hidden]
+    std::span<const float> gate_up;         // [2 ffn, hidden]: the gate's rows, then up's
+    std::span<const float> down;            // [hidden, ffn]
+  };
+  std::vector<Layer> blocks;
+  std::span<const float> embedding;    // [vocab, hidden]
+  std::span<const float> output_norm;  // [hidden]
+  std::span<const float> head;         // [vocab, hidden] (the embedding when tied)
+};
+
+// One step as generation::DeviceStep lays it out (see device_step.hpp): per token its id,
+// position and KV slot (-1: write nothing); per row query_start [rows + 1], context_lens
+// [rows] and block tables [rows, table_width]; the tokens whose logits are wanted.
+struct LlamaStepView {
+  std::span<const std::int32_t> token_ids, positions, slots;
+  std::span<const std::int32_t> query_start, context_lens, block_tables;
+  int table_width = 0;
+  std::span<const std::int32_t> logit_tokens;
+};
+
+// A llama-family decoder on the GPU over a paged KV cache in device memory, the twin of the
+// CPU's LlamaModel: per layer RMSNorm + INT8 quantization -> QKV (cuBLASLt INT8, bias) -> RoPE
+// and the FP16 KV write -> paged attention (GQA) -> INT8 output projection added to the
+// residual -> RMSNorm + quantization -> gate and up as one GEMM -> SwiGLU + quantization ->
+// down projection added to the residual; then the final norm and the INT8 output head over
+// the logit tokens only. Weights are quantized per output channel (|q| <= 127) and uploaded
+// once; the KV cache is [layer][block][kv_head][slot][head_dim] FP16 as the CPU's.
+// One step at a time on the caller's stream (the generation engine's thread).
+class Int8Llama {
+ public:
+  static constexpr std::size_t workspace_bytes = 32 << 20;  // cuBLASLt's
+
+  static Status create(const LlamaWeights& weights, int kv_blocks, int block_size,
+                       int max_step_tokens, int max_rows, Int8Llama& out);
+
+  // Runs the step and leaves logits [logit tokens, vocab] in `logits` (copied back, the
+  // stream synchronized). The view's arrays are checked by the caller (build_device_step).
+  Status forward(const LlamaStepView& step, std::vector<float>& logits, cudaStream_t stream);
+
+  // Copy-on-write: block dst gets src's keys and values in every layer.
+  Status copy_block(std::int32_t src, std::int32_t dst, cudaStream_t stream);
+
+  int vocab() const noexcept { return vocab_; }
+  int kv_blocks() const noexcept { return kv_blocks_; }
+
+ private:
+  struct Linear {
+    int n = 0, k = 0;        // out and in features (multiples of 4)
+    std::size_t weight = 0;  // INT8 [n, k] in weights_
+    std::size_t scale = 0;   // FP32 [n]
+    std::size_t bias = 0;    // FP32 [n], or kNone
+    std::size_t plan = 0;    // index into plans_
+  };
+  struct Layer {
+    std::size_t attention_norm = 0, ffn_norm = 0;
+    Linear qkv, attention_out, gate_up, down;
+  };
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
+  Status gemm(const Linear& l, int m, cudaStream_t stream);
+
+  int layers_ = 0, hidden_ = 0, heads_ = 0, kv_heads_ = 0, head_dim_ = 0, ffn_ = 0, vocab_ = 0;
+  int block_size_ = 0, kv_blocks_ = 0, max_tokens_ = 0, max_rows_ = 0, context_ = 0;
+  int max_table_width_ = 0;  // blocks for the whole context
+  float eps_ = 0.0f;
+  bool neox_ = false;
+  CublasLt lt_;
+  DeviceBuffer weights_;  // embedding FP16, norms, the linears, the RoPE tables
+  std::size_t embedding_ = 0, output_norm_ = 0, cos_ = 0, sin_ = 0;
+  std::vector<Layer> blocks_;
+  Linear head_;
+  DeviceBuffer kv_;                  // keys then values, per layer
+  std::size_t layer_kv_values_ = 0;  // FP16 values of one layer's keys (= its values)
+  DeviceBuffer scratch_;       // step inputs, activations, quantized rows, accumulators, logits
+  std::size_t step_ints_ = 0;  // INT32 inputs at the scratch's start (token ids ... tables)
+  std::int32_t* ints_ = nullptr;
+  float *x_ = nullptr, *wide_ = nullptr, *attention_ = nullptr, *logits_ = nullptr;
+  float *row_scales_ = nullptr, *gathered_ = nullptr;
+  std::int8_t* quantized_ = nullptr;
+  std::int32_t* accumulator_ = nullptr;
+  std::vector<GemmPlan> plans_;
+  std::vector<std::pair<int, int>> plan_shapes_;  // (n, k) per plan
+  std::vector<std::int32_t> host_ints_;           // the step's INT32 arrays, packed
+};
+
+}  // namespace coinfer::cuda

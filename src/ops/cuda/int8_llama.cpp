@@ -1,0 +1,372 @@
+#include "coinfer/ops/cuda/int8_llama.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "coinfer/core/half.hpp"
+#include "coinfer/ops/cuda/cuda_status.hpp"
+#include "coinfer/ops/cuda/kernels.hpp"
+#include "coinfer/ops/cuda/llm_kernels.hpp"
+#include "coinfer/ops/quantize.hpp"
+
+namespace coinfer::cuda {
+namespace {
+
+// Byte offsets of the parts of one allocation, each on a 256-byte boundary.
+class Layout {
+ public:
+  std::size_t add(std::size_t bytes) {
+    const std::size_t at = bytes_;
+    bytes_ += align_up(bytes);
+    return at;
+  }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  std::size_t bytes_ = 0;
+};
+
+Status expect_size(std::span<const float> values, std::size_t size, const std::string& what) {
+  if (values.size() == size) return {};
+  return Status::invalid("Int8Llama: " + what + " has " + std::to_string(values.size()) +
+                         " values, expected " + std::to_string(size));
+}
+
+}  // namespace
+
+Status Int8Llama::create(const LlamaWeights& w, int kv_blocks, int block_size, int max_step_tokens,
+                         int max_rows, Int8Llama& out) {
+  if (w.layers < 1 || w.layers != static_cast<int>(w.blocks.size()) || w.hidden < 1 ||
+      w.heads < 1 || w.kv_heads < 1 || w.ffn < 1 || w.vocab < 1 || w.context < 1) {
+    return Status::invalid("Int8Llama: layers, sizes, vocabulary and context must be positive");
+  }
+  if (w.head_dim % 32 != 0 || w.head_dim > 128 || w.heads % w.kv_heads != 0 ||
+      w.heads / w.kv_heads > 32) {
+    return Status::invalid("Int8Llama: " + std::to_string(w.heads) + " heads of " +
+                           std::to_string(w.head_dim) + " over " + std::to_string(w.kv_heads) +
+                           " KV heads (head size a multiple of 32 up to 128, at most 32 query "
+                           "heads per KV head)");
+  }
+  const int qkv_width = (w.heads + 2 * w.kv_heads) * w.head_dim;
+  const int attention_width = w.heads * w.head_dim;
+  for (int v : {w.hidden, qkv_width, attention_width, w.ffn, w.vocab}) {
+    if (v % 4 != 0) {  // cuBLASLt's INT8 GEMMs: n and k multiples of 4
+      return Status::invalid("Int8Llama: size " + std::to_string(v) +
+                             " is not a multiple of 4 (the INT8 GEMMs need it)");
+    }
+  }
+  if (kv_blocks < 1 || block_size < 1 || max_step_tokens < 1 || max_rows < 1) {
+    return Status::invalid(
+        "Int8Llama: KV blocks, block size, step tokens and rows must be "
+        "positive");
+  }
+  const auto h = static_cast<std::size_t>(w.hidden);
+  if (auto s = expect_size(w.embedding, static_cast<std::size_t>(w.vocab) * h, "the embedding"); !s)
+    return s;
+  if (auto s = expect_size(w.head, static_cast<std::size_t>(w.vocab) * h, "the output head"); !s)
+    return s;
+  if (auto s = expect_size(w.output_norm, h, "the output norm"); !s) return s;
+
+  Int8Llama m;
+  m.layers_ = w.layers;
+  m.hidden_ = w.hidden;
+  m.heads_ = w.heads;
+  m.kv_heads_ = w.kv_heads;
+  m.head_dim_ = w.head_dim;
+  m.ffn_ = w.ffn;
+  m.vocab_ = w.vocab;
+  m.block_size_ = block_size;
+  m.kv_blocks_ = kv_blocks;
+  m.max_tokens_ = max_step_tokens;
+  m.max_rows_ = max_rows;
+  m.eps_ = w.rms_eps;
+  m.neox_ = w.neox;
+  m.context_ = w.context;
+
+  Layout layout;
+  m.embedding_ = layout.add(sizeof(std::uint16_t) * w.embedding.size());
+  m.output_norm_ = layout.add(sizeof(float) * h);
+  const auto half = static_cast<std::size_t>(w.head_dim / 2);
+  m.cos_ = layout.add(sizeof(float) * static_cast<std::size_t>(w.context) * half);
+  m.sin_ = layout.add(sizeof(float) * static_cast<std::size_t>(w.context) * half);
+  const auto place = [&](int n, int k, bool bias, Linear& l) {
+    l.n = n;
+    l.k = k;
+    l.weight = layout.add(static_cast<std::size_t>(n) * static_cast<std::size_t>(k));
+    l.scale = layout.add(sizeof(float) * static_cast<std::size_t>(n));
+    l.bias = bias ? layout.add(sizeof(float) * static_cast<std::size_t>(n)) : kNone;
+    const std::pair<int, int> shape{n, k};
+    const auto found = std::find(m.plan_shapes_.begin(), m.plan_shapes_.end(), shape);
+    l.plan = static_cast<std::size_t>(found - m.plan_shapes_.begin());
+    if (found == m.plan_shapes_.end()) m.plan_shapes_.push_back(shape);
+  };
+  m.blocks_.resize(static_cast<std::size_t>(w.layers));
+  for (int i = 0; i < w.layers; ++i) {
+    const LlamaWeights::Layer& src = w.blocks[static_cast<std::size_t>(i)];
+    const std::string where = "layer " + std::to_string(i) + " ";
+    const auto n_qkv = static_cast<std::size_t>(qkv_width);
+    if (auto s = expect_size(src.attention_norm, h, where + "attention norm"); !s) return s;
+    if (auto s = expect_size(src.ffn_norm, h, where + "FFN norm"); !s) return s;
+    if (auto s = expect_size(src.qkv, n_qkv * h, where + "QKV"); !s) return s;
+    if (!src.qkv_bias.empty()) {
+      if (auto s = expect_size(src.qkv_bias, n_qkv, where + "QKV bias"); !s) return s;
+    }
+    if (auto s = expect_size(src.attention_out, h * static_cast<std::size_t>(attention_width),
+                             where + "attention output");
+        !s) {
+      return s;
+    }
+    if (auto s =
+            expect_size(src.gate_up, 2 * static_cast<std::size_t>(w.ffn) * h, where + "gate/up");
+        !s)
+      return s;
+    if (auto s = expect_size(src.down, h * static_cast<std::size_t>(w.ffn), where + "down"); !s)
+      return s;
+    Layer& d = m.blocks_[static_cast<std::size_t>(i)];
+    d.attention_norm = layout.add(sizeof(float) * h);
+    d.ffn_norm = layout.add(sizeof(float) * h);
+    place(qkv_width, w.hidden, !src.qkv_bias.empty(), d.qkv);
+    place(w.hidden, attention_width, false, d.attention_out);
+    place(2 * w.ffn, w.hidden, false, d.gate_up);
+    place(w.hidden, w.ffn, false, d.down);
+  }
+  place(w.vocab, w.hidden, false, m.head_);
+
+  // The host image of the device weights, uploaded in one copy.
+  std::vector<std::byte> image(layout.bytes());
+  const auto put = [&](std::size_t offset, std::span<const float> values) {
+    std::memcpy(image.data() + offset, values.data(), values.size_bytes());
+  };
+  auto* embedding = reinterpret_cast<std::uint16_t*>(image.data() + m.embedding_);
+  for (std::size_t i = 0; i < w.embedding.size(); ++i) embedding[i] = coinfer::float_to_half(w.embedding[i]);
+  put(m.output_norm_, w.output_norm);
+  auto* cos_table = reinterpret_cast<float*>(image.data() + m.cos_);
+  auto* sin_table = reinterpret_cast<float*>(image.data() + m.sin_);
+  for (int p = 0; p < w.context; ++p) {  // models/llama.cpp's angles: p * theta^(-2i / d)
+    for (std::size_t i = 0; i < half; ++i) {
+      const double angle = p * std::pow(static_cast<double>(w.rope_theta),
+                                        -2.0 * static_cast<double>(i) / w.head_dim);
+      cos_table[static_cast<std::size_t>(p) * half + i] = static_cast<float>(std::cos(angle));
+      sin_table[static_cast<std::size_t>(p) * half + i] = static_cast<float>(std::sin(angle));
+    }
+  }
+  std::vector<float> scales;
+  const auto quantize = [&](const Linear& l, std::span<const float> weight,
+                            std::span<const float> bias) {
+    scales.resize(static_cast<std::size_t>(l.n));
+    quantize_weights_per_channel(weight.data(), l.n, l.k,
+                                 reinterpret_cast<std::int8_t*>(image.data() + l.weight),
+                                 scales.data());
+    put(l.scale, scales);
+    if (l.bias != kNone) put(l.bias, bias);
+  };
+  for (int i = 0; i < w.layers; ++i) {
+    const LlamaWeights::Layer& src = w.blocks[static_cast<std::size_t>(i)];
+    const Layer& d = m.blocks_[static_cast<std::size_t>(i)];
+    put(d.attention_norm, src.attention_norm);
+    put(d.ffn_norm, src.ffn_norm);
+    quantize(d.qkv, src.qkv, src.qkv_bias);
+    quantize(d.attention_out, src.attention_out, {});
+    quantize(d.gate_up, src.gate_up, {});
+    quantize(d.down, src.down, {});
+  }
+  quantize(m.head_, w.head, {});
+
+  if (auto s = CublasLt::create(m.lt_); !s) return s;
+  if (auto s = DeviceBuffer::allocate(image.size(), m.weights_); !s) return s;
+  if (auto s = cuda_status(
+          cudaMemcpy(m.weights_.data(), image.data(), image.size(), cudaMemcpyHostToDevice),
+          "cudaMemcpy (language model weights, " + std::to_string(image.size()) + " bytes)");
+      !s) {
+    return s;
+  }
+
+  // The KV cache: per layer its keys, then its values.
+  m.layer_kv_values_ = static_cast<std::size_t>(kv_blocks) * static_cast<std::size_t>(block_size) *
+                       static_cast<std::size_t>(w.kv_heads) * static_cast<std::size_t>(w.head_dim);
+  if (auto s = DeviceBuffer::allocate(
+          sizeof(std::uint16_t) * 2 * static_cast<std::size_t>(w.layers) * m.layer_kv_values_,
+          m.kv_);
+      !s) {
+    return s;
+  }
+
+  // Scratch for max_step_tokens tokens over max_rows rows.
+  const auto t = static_cast<std::size_t>(max_step_tokens);
+  const auto r = static_cast<std::size_t>(max_rows);
+  const auto table_width = static_cast<std::size_t>((w.context + block_size - 1) / block_size);
+  m.max_table_width_ = static_cast<int>(table_width);
+  m.step_ints_ = 5 * t + 2 * r + 1 + r * table_width;  // ids, positions, slots, logit tokens,
+                                                       // spare; starts, lengths, tables
+  const std::size_t wide =
+      std::max(static_cast<std::size_t>(qkv_width), 2 * static_cast<std::size_t>(w.ffn));
+  const std::size_t widest_k =
+      std::max({h, static_cast<std::size_t>(attention_width), static_cast<std::size_t>(w.ffn)});
+  const std::size_t widest_n = std::max({wide, h, static_cast<std::size_t>(w.vocab)});
+  Layout scratch;
+  const std::size_t ints = scratch.add(sizeof(std::int32_t) * m.step_ints_);
+  const std::size_t x = scratch.add(sizeof(float) * t * h);
+  const std::size_t wide_at = scratch.add(sizeof(float) * t * wide);
+  const std::size_t attention =
+      scratch.add(sizeof(float) * t * static_cast<std::size_t>(attention_width));
+  const std::size_t gathered = scratch.add(sizeof(float) * t * h);
+  const std::size_t quantized = scratch.add(t * widest_k);
+  const std::size_t row_scales = scratch.add(sizeof(float) * t);
+  const std::size_t accumulator = scratch.add(sizeof(std::int32_t) * t * widest_n);
+  const std::size_t logits = scratch.add(sizeof(float) * t * static_cast<std::size_t>(w.vocab));
+  const std::size_t workspace = scratch.add(workspace_bytes);
+  if (auto s = DeviceBuffer::allocate(scratch.bytes(), m.scratch_); !s) return s;
+  m.ints_ = m.scratch_.as<std::int32_t>(ints);
+  m.x_ = m.scratch_.as<float>(x);
+  m.wide_ = m.scratch_.as<float>(wide_at);
+  m.attention_ = m.scratch_.as<float>(attention);
+  m.gathered_ = m.scratch_.as<float>(gathered);
+  m.quantized_ = m.scratch_.as<std::int8_t>(quantized);
+  m.row_scales_ = m.scratch_.as<float>(row_scales);
+  m.accumulator_ = m.scratch_.as<std::int32_t>(accumulator);
+  m.logits_ = m.scratch_.as<float>(logits);
+  m.plans_.resize(m.plan_shapes_.size());
+  for (std::size_t i = 0; i < m.plan_shapes_.size(); ++i) {
+    if (auto s = GemmPlan::create(m.lt_, GemmKind::int8, max_step_tokens, m.plan_shapes_[i].first,
+                                  m.plan_shapes_[i].second, m.scratch_.data() + workspace,
+                                  workspace_bytes, m.plans_[i]);
+        !s) {
+      return s;
+    }
+  }
+  out = std::move(m);
+  return {};
+}
+
+Status Int8Llama::gemm(const Linear& l, int m, cudaStream_t stream) {
+  return plans_[l.plan].run(quantized_, m, weights_.data() + l.weight, accumulator_, stream);
+}
+
+Status Int8Llama::forward(const LlamaStepView& step, std::vector<float>& logits,
+                          cudaStream_t stream) {
+  const auto tokens = static_cast<int>(step.token_ids.size());
+  const int rows = static_cast<int>(step.query_start.size()) - 1;
+  const auto wanted = static_cast<int>(step.logit_tokens.size());
+  if (tokens < 1 || tokens > max_tokens_ || rows < 1 || rows > max_rows_ || step.table_width < 1 ||
+      step.table_width > max_table_width_ || step.positions.size() != step.token_ids.size() ||
+      step.slots.size() != step.token_ids.size() ||
+      step.context_lens.size() != static_cast<std::size_t>(rows) ||
+      step.block_tables.size() != static_cast<std::size_t>(rows) * step.table_width ||
+      wanted > tokens) {
+    return Status::invalid("Int8Llama: a step of " + std::to_string(tokens) + " tokens in " +
+                           std::to_string(rows) + " rows does not fit (at most " +
+                           std::to_string(max_tokens_) + " tokens, " + std::to_string(max_rows_) +
+                           " rows) or its arrays disagree");
+  }
+  // The step's INT32 arrays, packed, in one copy.
+  host_ints_.clear();
+  for (auto part : {step.token_ids, step.positions, step.slots, step.logit_tokens, step.query_start,
+                    step.context_lens, step.block_tables}) {
+    host_ints_.insert(host_ints_.end(), part.begin(), part.end());
+  }
+  const std::int32_t* ids = ints_;
+  const std::int32_t* positions = ids + tokens;
+  const std::int32_t* slots = positions + tokens;
+  const std::int32_t* logit_tokens = slots + tokens;
+  const std::int32_t* query_start = logit_tokens + wanted;
+  const std::int32_t* context_lens = query_start + rows + 1;
+  const std::int32_t* tables = context_lens + rows;
+  Status st = cuda_status(
+      cudaMemcpyAsync(ints_, host_ints_.data(), sizeof(std::int32_t) * host_ints_.size(),
+                      cudaMemcpyHostToDevice, stream),
+      "cudaMemcpyAsync (step inputs)");
+
+  const int qkv_width = (heads_ + 2 * kv_heads_) * head_dim_;
+  const int attention_width = heads_ * head_dim_;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim_));
+  const auto norm = [&](std::size_t offset) { return weights_.as<float>(offset); };
+  const auto epilogue = [&](const Linear& l, int m, float* y, bool accumulate) {
+    return dequantize_bias_activation(accumulator_, m, l.n, l.n, row_scales_,
+                                      weights_.as<float>(l.scale),
+                                      l.bias == kNone ? nullptr : weights_.as<float>(l.bias),
+                                      Activation::none, y, stream, {}, accumulate);
+  };
+  if (st) {
+    st = embed_tokens(ids, tokens, weights_.as<std::uint16_t>(embedding_), vocab_, hidden_, x_,
+                      stream);
+  }
+  for (int i = 0; st && i < layers_; ++i) {
+    const Layer& l = blocks_[static_cast<std::size_t>(i)];
+    auto* keys = kv_.as<std::uint16_t>(sizeof(std::uint16_t) * 2 * static_cast<std::size_t>(i) *
+                                       layer_kv_values_);
+    auto* values = keys + layer_kv_values_;
+    st = rms_norm_quantize(x_, norm(l.attention_norm), tokens, hidden_, eps_, quantized_,
+                           row_scales_, stream);
+    if (st) st = gemm(l.qkv, tokens, stream);
+    if (st) st = epilogue(l.qkv, tokens, wide_, false);
+    if (st) {
+      st = rope_write_kv(wide_, positions, slots, tokens, heads_, kv_heads_, head_dim_, block_size_,
+                         weights_.as<float>(cos_), weights_.as<float>(sin_), neox_, keys, values,
+                         stream);
+    }
+    if (st) {
+      st = paged_attention(wide_, qkv_width, keys, values, positions, query_start, context_lens,
+                           tables, step.table_width, rows, tokens, heads_, kv_heads_, head_dim_,
+                           block_size_, scale, attention_, stream);
+    }
+    if (st) {
+      st = quantize_rows_int8(attention_, tokens, attention_width, attention_width, quantized_,
+                              row_scales_, stream);
+    }
+    if (st) st = gemm(l.attention_out, tokens, stream);
+    if (st) st = epilogue(l.attention_out, tokens, x_, true);
+    if (st) {
+      st = rms_norm_quantize(x_, norm(l.ffn_norm), tokens, hidden_, eps_, quantized_, row_scales_,
+                             stream);
+    }
+    if (st) st = gemm(l.gate_up, tokens, stream);
+    if (st) st = epilogue(l.gate_up, tokens, wide_, false);
+    if (st) st = silu_mul_quantize(wide_, tokens, ffn_, quantized_, row_scales_, stream);
+    if (st) st = gemm(l.down, tokens, stream);
+    if (st) st = epilogue(l.down, tokens, x_, true);
+    if (!st) return Status(st.code(), "layer " + std::to_string(i) + ": " + st.message());
+  }
+  logits.resize(static_cast<std::size_t>(wanted) * static_cast<std::size_t>(vocab_));
+  if (wanted == 0) return st;
+  if (st) st = gather_rows(x_, logit_tokens, wanted, hidden_, gathered_, stream);
+  if (st) {
+    st = rms_norm_quantize(gathered_, norm(output_norm_), wanted, hidden_, eps_, quantized_,
+                           row_scales_, stream);
+  }
+  if (st) st = gemm(head_, wanted, stream);
+  if (st) st = epilogue(head_, wanted, logits_, false);
+  if (st) {
+    st = cuda_status(cudaMemcpyAsync(logits.data(), logits_, sizeof(float) * logits.size(),
+                                     cudaMemcpyDeviceToHost, stream),
+                     "cudaMemcpyAsync (logits)");
+  }
+  if (st) st = cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (step)");
+  return st;
+}
+
+Status Int8Llama::copy_block(std::int32_t src, std::int32_t dst, cudaStream_t stream) {
+  if (src < 0 || src >= kv_blocks_ || dst < 0 || dst >= kv_blocks_) {
+    return Status::invalid("Int8Llama: block copy " + std::to_string(src) + " -> " +
+                           std::to_string(dst) + " outside the " + std::to_string(kv_blocks_) +
+                           "-block cache");
+  }
+  const std::size_t block_values =
+      static_cast<std::size_t>(block_size_) * kv_heads_ * static_cast<std::size_t>(head_dim_);
+  auto* base = kv_.as<std::uint16_t>();
+  for (std::size_t part = 0; part < 2 * static_cast<std::size_t>(layers_); ++part) {
+    std::uint16_t* region = base + part * layer_kv_values_;
+    if (auto s = cuda_status(
+            cudaMemcpyAsync(region + static_cast<std::size_t>(dst) * block_values,
+                            region + static_cast<std::size_t>(src) * block_values,
+                            sizeof(std::uint16_t) * block_values, cudaMemcpyDeviceToDevice, stream),
+            "cudaMemcpyAsync (KV block copy)");
+        !s) {
+      return s;
+    }
+  }
+  return {};
+}
+
+}  // namespace coinfer::cuda

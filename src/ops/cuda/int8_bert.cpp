@@ -17,20 +17,6 @@ int pad4(int v) {
   return (v + 3) / 4 * 4;
 }
 
-// Byte offsets of the parts of one allocation, each on a 256-byte boundary.
-class Layout {
- public:
-  std::size_t add(std::size_t bytes) {
-    const std::size_t at = bytes_;
-    bytes_ += align_up(bytes);
-    return at;
-  }
-  std::size_t bytes() const noexcept { return bytes_; }
-
- private:
-  std::size_t bytes_ = 0;
-};
-
 Status check_linear(const BertLinear& l, int n, int k, const std::string& where) {
   if (l.out_features != n || l.in_features != k ||
       l.weight.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(k) ||
@@ -78,7 +64,7 @@ Status Int8BertEncoder::create(const BertWeights& w, int max_rows, int max_token
   e.max_rows_ = max_rows;
   e.max_tokens_ = max_tokens;
 
-  Layout layout;
+  AllocationLayout layout;
   e.word_ = layout.add(sizeof(float) * w.word_embeddings.size());
   e.position_ = layout.add(sizeof(float) * static_cast<std::size_t>(w.max_length) * h);
   e.embedding_norm_ = layout.add(sizeof(float) * 2 * h);
@@ -197,7 +183,7 @@ std::size_t Int8BertEncoder::input_bytes() const noexcept {
 Status Int8BertEncoder::create_scratch(Scratch& out) const {
   const auto t = static_cast<std::size_t>(max_tokens_);
   const auto h = static_cast<std::size_t>(hidden_);
-  Layout layout;
+  AllocationLayout layout;
   const std::size_t input = layout.add(input_bytes());
   const std::size_t x = layout.add(sizeof(float) * t * h);
   const std::size_t wide =

@@ -14,20 +14,6 @@
 namespace coinfer::cuda {
 namespace {
 
-// Byte offsets of the parts of one allocation, each on a 256-byte boundary.
-class Layout {
- public:
-  std::size_t add(std::size_t bytes) {
-    const std::size_t at = bytes_;
-    bytes_ += align_up(bytes);
-    return at;
-  }
-  std::size_t bytes() const noexcept { return bytes_; }
-
- private:
-  std::size_t bytes_ = 0;
-};
-
 Status expect_size(std::span<const float> values, std::size_t size, const std::string& what) {
   if (values.size() == size) return {};
   return Status::invalid("Int8Llama: " + what + " has " + std::to_string(values.size()) +
@@ -85,7 +71,7 @@ Status Int8Llama::create(const LlamaWeights& w, int kv_blocks, int block_size, i
   m.neox_ = w.neox;
   m.context_ = w.context;
 
-  Layout layout;
+  AllocationLayout layout;
   m.embedding_ = layout.add(sizeof(std::uint16_t) * w.embedding.size());
   m.output_norm_ = layout.add(sizeof(float) * h);
   const auto half = static_cast<std::size_t>(w.head_dim / 2);
@@ -205,7 +191,7 @@ Status Int8Llama::create(const LlamaWeights& w, int kv_blocks, int block_size, i
   const std::size_t widest_k =
       std::max({h, static_cast<std::size_t>(attention_width), static_cast<std::size_t>(w.ffn)});
   const std::size_t widest_n = std::max({wide, h, static_cast<std::size_t>(w.vocab)});
-  Layout scratch;
+  AllocationLayout scratch;
   const std::size_t ints = scratch.add(sizeof(std::int32_t) * m.step_ints_);
   const std::size_t x = scratch.add(sizeof(float) * t * h);
   const std::size_t wide_at = scratch.add(sizeof(float) * t * wide);

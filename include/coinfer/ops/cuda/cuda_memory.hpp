@@ -67,4 +67,18 @@ constexpr std::size_t align_up(std::size_t bytes, std::size_t alignment = 256) n
   return (bytes + alignment - 1) / alignment * alignment;
 }
 
+// Byte offsets of the parts of one allocation, each on a 256-byte boundary.
+class AllocationLayout {
+ public:
+  std::size_t add(std::size_t bytes) noexcept {
+    const std::size_t at = bytes_;
+    bytes_ += align_up(bytes);
+    return at;
+  }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  std::size_t bytes_ = 0;
+};
+
 }  // namespace coinfer::cuda

@@ -12,6 +12,10 @@
 #include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 
+#ifdef COINFER_HAVE_CUDA
+#include "coinfer/generation/cuda_llama_runner.hpp"
+#endif
+
 namespace coinfer::generation {
 
 std::string_view calibration_text() noexcept {
@@ -40,12 +44,28 @@ Status make_generator(const ModelConfig& config, int compute_threads,
                       std::unique_ptr<Engine>& out) {
   out.reset();
   const std::string where = "models." + config.name;
-  if (config.device != "cpu")
-    return Status::invalid(where + ".device: kind 'llm' runs on the CPU only");
+  // device = "cuda[:N]": CudaLlamaRunner (INT8, the KV cache sized from free device memory
+  // unless kv_cache_mib says otherwise, decode steps from CUDA graphs).
+  int cuda_device = -1;
+  if (config.device != "cpu") {
+    if (!parse_cuda_device(config.device, cuda_device)) {
+      return Status::invalid(where + ".device: unknown device '" + config.device +
+                             "' (known: cpu, cuda, cuda:N)");
+    }
+#ifndef COINFER_HAVE_CUDA
+    return {Errc::unavailable,
+            where + ".device: " + config.device + " requested but this build has no CUDA"};
+#endif
+  }
+  const bool on_cuda = cuda_device >= 0;
   ModelOptions options(config);
   std::string precision = "auto";
-  std::int64_t kv_cache_mib = 512, block_size = 16, max_num_seqs = 64, max_step_tokens = 256,
+  // On a GPU as vLLM's defaults: 256 sequences, 2,048 tokens a step, the cache from memory.
+  std::int64_t kv_cache_mib = on_cuda ? 0 : 512, block_size = 16,
+               max_num_seqs = on_cuda ? 256 : 64, max_step_tokens = on_cuda ? 2048 : 256,
                max_model_len = 8192;
+  double gpu_memory_utilization = 0.9;
+  bool enforce_eager = false;
   bool chunked_prefill = true, prefix_caching = true, static_batching = false, optional = false;
   const SpeculativeConfig spec_defaults;
   std::int64_t num_speculative_tokens = spec_defaults.num_tokens,
@@ -56,9 +76,14 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   double outlier_ratio = defaults.outlier_ratio;
   std::int64_t max_outlier_channels = defaults.max_outlier_channels;
   options.string("precision", precision);
-  options.number("outlier_ratio", outlier_ratio, 1.0, 1e6);
-  options.integer("max_outlier_channels", max_outlier_channels, 0, 1 << 16);
-  options.integer("kv_cache_mib", kv_cache_mib, 1, 1 << 20);
+  if (on_cuda) {  // each device's own keys; the other's are unknown keys
+    options.number("gpu_memory_utilization", gpu_memory_utilization, 0.05, 1.0);
+    options.boolean("enforce_eager", enforce_eager);
+  } else {
+    options.number("outlier_ratio", outlier_ratio, 1.0, 1e6);
+    options.integer("max_outlier_channels", max_outlier_channels, 0, 1 << 16);
+  }
+  options.integer("kv_cache_mib", kv_cache_mib, on_cuda ? 0 : 1, 1 << 20);
   options.integer("block_size", block_size, 1, 256);
   options.integer("max_num_seqs", max_num_seqs, 1, 4096);
   options.integer("max_step_tokens", max_step_tokens, 1, 1 << 16);
@@ -80,6 +105,12 @@ Status make_generator(const ModelConfig& config, int compute_threads,
     return Status::invalid(where + ".precision: expected \"auto\", \"int8\", \"int4\" or \"fp32\", got \"" +
                            precision + "\"");
   }
+  if (on_cuda && precision != "auto" && precision != "int8") {
+    return Status::invalid(where + ".precision: \"" + precision +
+                           "\" runs on the CPU only; on CUDA the model is INT8 (\"auto\" or "
+                           "\"int8\")");
+  }
+  if (on_cuda) precision = "int8";
   // "auto": INT8 where its weights get the full INT8 range and the VNNI/AMX kernels run, INT4
   // elsewhere (AVX2: INT8 weights keep ±63 levels, and INT4 decodes faster and agrees better
   // with the FP32 reference; docs/LLM.md, "Precision").
@@ -133,26 +164,6 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   DecoderSpec shape;
   if (auto s = DecoderSpec::from_gguf(file, shape); !s.ok())
     return Status::invalid(where + ": " + s.message());
-  LlamaOptions model_options;
-  model_options.precision = precision == "fp32"   ? LlamaPrecision::fp32
-                            : precision == "int4" ? LlamaPrecision::int4
-                                                  : LlamaPrecision::int8;
-  model_options.block_size = static_cast<int>(block_size);
-  model_options.max_step_tokens = static_cast<int>(max_step_tokens);
-  model_options.outlier_ratio = static_cast<float>(outlier_ratio);
-  model_options.max_outlier_channels = static_cast<int>(max_outlier_channels);
-  const std::size_t block_bytes = LlamaModel::kv_block_bytes(shape, model_options.block_size);
-  model_options.kv_blocks = static_cast<int>(
-      std::max<std::size_t>(1, (static_cast<std::size_t>(kv_cache_mib) << 20) / block_bytes));
-  if (model_options.precision == LlamaPrecision::int8) {
-    if (auto s = tokenizer->encode(calibration_text(), model_options.calibration_tokens, Tokenizer::no_truncation); !s.ok()) {
-      return Status::invalid(where + ": calibration text: " + s.message());
-    }
-  }
-  std::unique_ptr<LlamaModel> model;
-  if (auto s = LlamaModel::load(std::move(file), model_options, model); !s.ok()) {
-    return Status::invalid(where + ": " + s.message());
-  }
   EngineConfig engine;
   engine.scheduler.max_num_seqs = static_cast<std::int32_t>(max_num_seqs);
   engine.scheduler.max_step_tokens = static_cast<std::int32_t>(max_step_tokens);
@@ -168,6 +179,60 @@ Status make_generator(const ModelConfig& config, int compute_threads,
       static_cast<std::int32_t>(std::min<std::size_t>(config.max_queue_size, 1 << 20));
   engine.prefix_caching = prefix_caching;
   engine.default_system_prompt = system_prompt;
+  auto shared_tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(std::move(tokenizer));
+  const std::size_t block_bytes =
+      LlamaModel::kv_block_bytes(shape, static_cast<int>(block_size));
+
+#ifdef COINFER_HAVE_CUDA
+  if (on_cuda) {
+    CudaLlamaOptions device;
+    device.device = cuda_device;
+    device.model.kv_blocks = kv_cache_mib == 0
+                                 ? 0
+                                 : static_cast<int>(std::max<std::size_t>(
+                                       1, (static_cast<std::size_t>(kv_cache_mib) << 20) / block_bytes));
+    device.model.memory_fraction = gpu_memory_utilization;
+    device.model.block_size = static_cast<int>(block_size);
+    device.model.max_step_tokens = static_cast<int>(max_step_tokens);
+    device.model.max_rows = static_cast<int>(max_num_seqs);
+    device.graphs = !enforce_eager;
+    std::unique_ptr<CudaLlamaRunner> runner;
+    if (auto s = CudaLlamaRunner::load(file, device, runner); !s.ok())
+      return Status(s.code(), where + ": " + config.device + ": " + s.message());
+    const cuda::Int8Llama& m = runner->model();
+    spdlog::info(
+        "{}: {} {} layers, hidden {}, {} heads ({} KV), vocab {} on {}: INT8 weights {} MiB, {} "
+        "KV blocks of {} tokens ({} MiB{}), {}",
+        where, shape.architecture, shape.layers, shape.hidden, shape.heads, shape.kv_heads,
+        shape.vocab, config.device, m.weight_bytes() >> 20, m.kv_blocks(), block_size,
+        m.kv_bytes() >> 20,
+        kv_cache_mib == 0 ? ", from gpu_memory_utilization " + std::to_string(gpu_memory_utilization)
+                          : std::string(),
+        enforce_eager ? "eager steps" : "decode steps from CUDA graphs");
+    out = std::make_unique<Engine>(std::move(runner), std::move(shared_tokenizer),
+                                   std::move(engine));
+    return {};
+  }
+#endif
+  LlamaOptions model_options;
+  model_options.precision = precision == "fp32"   ? LlamaPrecision::fp32
+                            : precision == "int4" ? LlamaPrecision::int4
+                                                  : LlamaPrecision::int8;
+  model_options.block_size = static_cast<int>(block_size);
+  model_options.max_step_tokens = static_cast<int>(max_step_tokens);
+  model_options.outlier_ratio = static_cast<float>(outlier_ratio);
+  model_options.max_outlier_channels = static_cast<int>(max_outlier_channels);
+  model_options.kv_blocks = static_cast<int>(
+      std::max<std::size_t>(1, (static_cast<std::size_t>(kv_cache_mib) << 20) / block_bytes));
+  if (model_options.precision == LlamaPrecision::int8) {
+    if (auto s = shared_tokenizer->encode(calibration_text(), model_options.calibration_tokens, Tokenizer::no_truncation); !s.ok()) {
+      return Status::invalid(where + ": calibration text: " + s.message());
+    }
+  }
+  std::unique_ptr<LlamaModel> model;
+  if (auto s = LlamaModel::load(std::move(file), model_options, model); !s.ok()) {
+    return Status::invalid(where + ": " + s.message());
+  }
   if (model_options.precision == LlamaPrecision::int8)
     precision_note += " (" + std::to_string(model->outlier_channels()) + " input channels in FP32 after calibration)";
   spdlog::info(
@@ -179,7 +244,7 @@ Status make_generator(const ModelConfig& config, int compute_threads,
       model_options.kv_blocks, block_size, model_options.kv_blocks * block_bytes >> 20, precision, precision_note);
   out = std::make_unique<Engine>(
       std::make_unique<LlamaCpuRunner>(std::move(model), compute_threads),
-      std::shared_ptr<const ByteLevelBpeTokenizer>(std::move(tokenizer)), std::move(engine));
+      std::move(shared_tokenizer), std::move(engine));
   return {};
 }
 

@@ -180,7 +180,12 @@ TEST_CASE("llama on the device: chunked prefill, decodes and paged KV match a do
   const TinyLlama model(rng);
   const int block_size = 16, kv_blocks = 32;
   Int8Llama device;
-  REQUIRE(Int8Llama::create(model.weights(), kv_blocks, block_size, 64, 8, device).ok());
+  Int8LlamaOptions options;
+  options.kv_blocks = kv_blocks;
+  options.block_size = block_size;
+  options.max_step_tokens = 64;
+  options.max_rows = 8;
+  REQUIRE(Int8Llama::create(model.weights(), options, device).ok());
 
   // Three sequences' tokens (teacher-forced) and their blocks, scattered over the cache.
   std::uniform_int_distribution<int> id(0, model.vocab - 1);
@@ -256,6 +261,63 @@ TEST_CASE("llama on the device: chunked prefill, decodes and paged KV match a do
   CHECK(compared == 8);
   CHECK(worst_cosine > 0.995);  // W8A8 per channel and per token against double
   CHECK(agree >= 7);
+
+  // Decode steps replayed from a CUDA graph give the eager step's logits bit for bit (INT8
+  // GEMMs accumulate exactly; every other kernel works per row): the first step of a size runs
+  // eagerly and is captured, the next replays it with new inputs. Three sequences padded to a
+  // bucket of 4 rows, tables as wide as the context.
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  const auto decode = [&](int step, bool graph, std::vector<float>& logits) {
+    const int width = graph ? device.max_table_width() : table_width;
+    const int rows = graph ? 4 : 3;
+    std::vector<std::int32_t> ids, positions, slots, starts{0}, lengths, block_tables, wanted;
+    for (int r = 0; r < rows; ++r) {
+      std::vector<std::int32_t> row(static_cast<std::size_t>(width), 0);
+      if (r < 3) {
+        const auto& table = tables[static_cast<std::size_t>(r)];
+        const int p = (r == 0 ? 21 : r == 1 ? 7 : 2) + step;  // each sequence's next position
+        ids.push_back(sequences[static_cast<std::size_t>(r)][static_cast<std::size_t>(p)]);
+        positions.push_back(p);
+        slots.push_back(table[static_cast<std::size_t>(p / block_size)] * block_size +
+                        p % block_size);
+        lengths.push_back(p + 1);
+        std::copy(table.begin(), table.end(), row.begin());
+      } else {  // padding: writes nothing, attends to nothing
+        ids.push_back(0);
+        positions.push_back(0);
+        slots.push_back(-1);
+        lengths.push_back(0);
+      }
+      starts.push_back(r + 1);
+      wanted.push_back(r);
+      block_tables.insert(block_tables.end(), row.begin(), row.end());
+    }
+    LlamaStepView view;
+    view.token_ids = ids;
+    view.positions = positions;
+    view.slots = slots;
+    view.query_start = starts;
+    view.context_lens = lengths;
+    view.block_tables = block_tables;
+    view.table_width = width;
+    view.logit_tokens = wanted;
+    view.returned_logits = 3;
+    const Status s = device.forward(view, logits, stream, graph);
+    REQUIRE_MESSAGE(s.ok(), s.message());
+    REQUIRE(logits.size() == 3 * static_cast<std::size_t>(model.vocab));
+  };
+  for (int step = 0; step < 2; ++step) {  // the eager step and the graph step write equal K, V
+    std::vector<float> eager, replayed;
+    decode(step, true, replayed);
+    decode(step, false, eager);
+    CHECK(eager == replayed);
+    decode(step, true, replayed);
+    CHECK(eager == replayed);
+  }
+  CHECK(device.graphs() == 1);
+  CHECK(device.graph_error().ok());
+  cudaStreamDestroy(stream);
 
   // Copy-on-write moves a block's keys and values in every layer; a bad block is refused.
   CHECK(device.copy_block(pool[0], pool[9], nullptr).ok());

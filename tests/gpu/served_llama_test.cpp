@@ -47,8 +47,8 @@ TEST_CASE("llama on the device: SmolLM2 teacher-forced and greedy against transf
   GgufFile file;
   REQUIRE(GgufFile::open(gguf, file).ok());
   CudaLlamaOptions options;
-  options.kv_blocks = 256;
-  options.max_step_tokens = 256;
+  options.model.kv_blocks = 256;
+  options.model.max_step_tokens = 256;
   std::unique_ptr<CudaLlamaRunner> runner;
   const Status loaded = CudaLlamaRunner::load(file, options, runner);
   REQUIRE_MESSAGE(loaded.ok(), loaded.message());

@@ -31,9 +31,26 @@ TEST_CASE("model loader: a kind's own errors come through with its section's nam
   const Config config = parsed("[models.m]\nkind = \"llm\"\nweights = \"/nonexistent.gguf\"\n");
   LoadedServable loaded;
   CHECK(load_servable(config.models[0], 1, loaded).message().find("models.m.weights: ") == 0);
-  const Config gpu = parsed("[models.m]\nkind = \"llm\"\ndevice = \"cuda:0\"\n");
+  const Config gpu = parsed(
+      "[models.m]\nkind = \"llm\"\ndevice = \"cuda:0\"\nprecision = \"int4\"\n"
+      "weights = \"/nonexistent.gguf\"\n");
+#ifdef COINFER_HAVE_CUDA
   CHECK(load_servable(gpu.models[0], 1, loaded).message() ==
-        "models.m.device: kind 'llm' runs on the CPU only");
+        "models.m.precision: \"int4\" runs on the CPU only; on CUDA the model is INT8 (\"auto\" "
+        "or \"int8\")");
+  // The CPU's keys are not the device's, and the device's not the CPU's.
+  const Config cpu_key = parsed(
+      "[models.m]\nkind = \"llm\"\ndevice = \"cuda\"\noutlier_ratio = 4.0\n");
+  CHECK(load_servable(cpu_key.models[0], 1, loaded).message() ==
+        "models.m.outlier_ratio: unknown key for kind 'llm'");
+#else
+  CHECK(load_servable(gpu.models[0], 1, loaded).message() ==
+        "models.m.device: cuda:0 requested but this build has no CUDA");
+#endif
+  const Config device_key = parsed(
+      "[models.m]\nkind = \"llm\"\ngpu_memory_utilization = 0.5\nweights = \"w.gguf\"\n");
+  CHECK(load_servable(device_key.models[0], 1, loaded).message() ==
+        "models.m.gpu_memory_utilization: unknown key for kind 'llm'");
   const Config pairs = parsed("[models.v]\nkind = \"cross_encoder\"\nweights = \"w\"\n");
   CHECK(load_servable(pairs.models[0], 1, loaded).message() ==
         "models.v.adapter: required for kind 'cross_encoder' (a safetensors file)");

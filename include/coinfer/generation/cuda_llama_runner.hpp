@@ -13,19 +13,18 @@
 namespace coinfer::generation {
 
 struct CudaLlamaOptions {
-  int device = 0;             // CUDA device index
-  int kv_blocks = 1024;       // paged KV cache size in blocks (device memory)
-  int block_size = 16;        // tokens per KV block
-  int max_step_tokens = 512;  // tokens one execute() may carry
-  int max_rows = 256;         // sequences one execute() may carry
+  int device = 0;                  // CUDA device index
+  cuda::Int8LlamaOptions model;    // KV cache (a size, or a share of device memory), step limits
+  bool graphs = true;              // decode steps replayed from CUDA graphs (false: all eager)
+  GraphBuckets buckets;            // the decode batch sizes captured (default: 1, 2, 4, 8k)
 };
 
 // A llama-family decoder from a GGUF file on a GPU behind ModelRunner (cuda::Int8Llama): the
 // weights dequantized on the host, requantized to INT8 per output channel and uploaded once;
 // the paged KV cache in device memory, blocks decided by the engine's BlockManager as for the
 // CPU runner. Each step's chunks become one upload (build_device_step) and its logits come
-// back to the host for the engine's sampler. Steps run eagerly (no CUDA graphs yet). Only
-// built with CUDA.
+// back to the host for the engine's sampler. Decode-only steps replay CUDA graphs captured per
+// batch-size bucket (padded rows inert); other steps run eagerly. Only built with CUDA.
 class CudaLlamaRunner final : public ModelRunner {
  public:
   static Status load(const GgufFile& file, const CudaLlamaOptions& options,
@@ -33,6 +32,7 @@ class CudaLlamaRunner final : public ModelRunner {
   ~CudaLlamaRunner() override;
 
   const RunnerLimits& limits() const noexcept override { return limits_; }
+  const cuda::Int8Llama& model() const noexcept { return model_; }
   // The device and the runner's stream, on the engine's thread.
   void bind_thread() override;
   void copy_blocks(std::span<const std::pair<std::int32_t, std::int32_t>> copies) override;
@@ -47,8 +47,10 @@ class CudaLlamaRunner final : public ModelRunner {
   cudaStream_t stream_ = nullptr;
   Status stream_status_;  // why bind_thread() could not make the stream, if it could not
   Status copy_status_;    // the last failed block copy, reported by the next step
-  GraphBuckets eager_;    // no sizes: every step runs eagerly
+  GraphBuckets buckets_;  // options_.buckets, or none when graphs are off
   DeviceStep step_;
+  std::vector<std::int32_t> every_row_;  // a graph step's logit tokens: 0 .. rows - 1
+  std::vector<float> graph_logits_;      // its logits before the padding's are dropped
 };
 
 }  // namespace coinfer::generation

@@ -1,5 +1,6 @@
 #include "coinfer/generation/cuda_llama_runner.hpp"
 
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -94,17 +95,22 @@ Status CudaLlamaRunner::load(const GgufFile& file, const CudaLlamaOptions& optio
 
   std::unique_ptr<CudaLlamaRunner> runner(new CudaLlamaRunner());
   runner->options_ = options;
-  if (auto s = cuda::Int8Llama::create(w, options.kv_blocks, options.block_size,
-                                       options.max_step_tokens, options.max_rows, runner->model_);
-      !s.ok()) {
+  if (auto s = cuda::Int8Llama::create(w, options.model, runner->model_); !s.ok()) return s;
+  if (options.graphs) {
+    // Only the buckets a step can fill: no graph holds more rows than a step may carry.
+    std::vector<std::int32_t> sizes;
+    for (std::int32_t b : options.buckets.sizes()) {
+      if (b <= options.model.max_rows && b <= options.model.max_step_tokens) sizes.push_back(b);
+    }
+    if (auto s = GraphBuckets::make(std::move(sizes), runner->buckets_); !s.ok()) return s;
+  } else if (auto s = GraphBuckets::make({}, runner->buckets_); !s.ok()) {
     return s;
   }
-  if (auto s = GraphBuckets::make({}, runner->eager_); !s.ok()) return s;
   runner->limits_.vocab = c.vocab;
   runner->limits_.context = c.context;
-  runner->limits_.kv_blocks = options.kv_blocks;
-  runner->limits_.block_size = options.block_size;
-  runner->limits_.max_step_tokens = options.max_step_tokens;
+  runner->limits_.kv_blocks = runner->model_.kv_blocks();
+  runner->limits_.block_size = options.model.block_size;
+  runner->limits_.max_step_tokens = options.model.max_step_tokens;
   out = std::move(runner);
   return {};
 }
@@ -144,9 +150,12 @@ Status CudaLlamaRunner::execute(std::span<const ScheduledChunk> chunks,
       }
     }
   }
-  const std::int32_t width = (limits_.context + limits_.block_size - 1) / limits_.block_size;
-  if (auto s =
-          build_device_step(chunks, limits_.block_size, limits_.kv_blocks, width, eager_, step_);
+  if (chunks.size() > static_cast<std::size_t>(options_.model.max_rows)) {
+    return Status::invalid(std::to_string(chunks.size()) + " chunks in one step, at most " +
+                           std::to_string(options_.model.max_rows));
+  }
+  if (auto s = build_device_step(chunks, limits_.block_size, limits_.kv_blocks,
+                                 model_.max_table_width(), buckets_, step_);
       !s.ok()) {
     return s;
   }
@@ -159,7 +168,30 @@ Status CudaLlamaRunner::execute(std::span<const ScheduledChunk> chunks,
   view.block_tables = step_.block_tables;
   view.table_width = step_.table_width;
   view.logit_tokens = step_.logit_tokens;
-  return model_.forward(view, logits, stream_);
+  if (step_.graph == 0) return model_.forward(view, logits, stream_);
+
+  // A graph step computes every row's logits (its shape is fixed) and copies back the
+  // chunks' rows; the engine gets those of the chunks' logit tokens, in order.
+  every_row_.resize(static_cast<std::size_t>(step_.rows));
+  std::iota(every_row_.begin(), every_row_.end(), 0);
+  view.logit_tokens = every_row_;
+  view.returned_logits = step_.chunks;
+  if (auto s = model_.forward(view, graph_logits_, stream_, true); !s.ok()) return s;
+  const auto vocab = static_cast<std::size_t>(limits_.vocab);
+  bool leading = step_.logit_tokens.size() == static_cast<std::size_t>(step_.chunks);
+  for (std::size_t i = 0; leading && i < step_.logit_tokens.size(); ++i)
+    leading = step_.logit_tokens[i] == static_cast<std::int32_t>(i);
+  if (leading) {  // every chunk's one token: the rows copied back, as they are
+    logits.swap(graph_logits_);
+    return {};
+  }
+  logits.resize(step_.logit_tokens.size() * vocab);
+  for (std::size_t i = 0; i < step_.logit_tokens.size(); ++i) {
+    const auto row = static_cast<std::size_t>(step_.logit_tokens[i]);
+    std::copy_n(graph_logits_.begin() + static_cast<std::ptrdiff_t>(row * vocab), vocab,
+                logits.begin() + static_cast<std::ptrdiff_t>(i * vocab));
+  }
+  return {};
 }
 
 }  // namespace coinfer::generation

@@ -22,8 +22,13 @@ Status expect_size(std::span<const float> values, std::size_t size, const std::s
 
 }  // namespace
 
-Status Int8Llama::create(const LlamaWeights& w, int kv_blocks, int block_size, int max_step_tokens,
-                         int max_rows, Int8Llama& out) {
+void Int8Llama::GraphDeleter::operator()(cudaGraphExec_t graph) const noexcept {
+  cudaGraphExecDestroy(graph);
+}
+
+Status Int8Llama::create(const LlamaWeights& w, const Int8LlamaOptions& options, Int8Llama& out) {
+  const int block_size = options.block_size, max_step_tokens = options.max_step_tokens,
+            max_rows = options.max_rows;
   if (w.layers < 1 || w.layers != static_cast<int>(w.blocks.size()) || w.hidden < 1 ||
       w.heads < 1 || w.kv_heads < 1 || w.ffn < 1 || w.vocab < 1 || w.context < 1) {
     return Status::invalid("Int8Llama: layers, sizes, vocabulary and context must be positive");
@@ -43,10 +48,11 @@ Status Int8Llama::create(const LlamaWeights& w, int kv_blocks, int block_size, i
                              " is not a multiple of 4 (the INT8 GEMMs need it)");
     }
   }
-  if (kv_blocks < 1 || block_size < 1 || max_step_tokens < 1 || max_rows < 1) {
+  if (options.kv_blocks < 0 || block_size < 1 || max_step_tokens < 1 || max_rows < 1 ||
+      !(options.memory_fraction > 0.0 && options.memory_fraction <= 1.0)) {
     return Status::invalid(
-        "Int8Llama: KV blocks, block size, step tokens and rows must be "
-        "positive");
+        "Int8Llama: block size, step tokens and rows must be positive, KV blocks not negative, "
+        "the memory fraction in (0, 1]");
   }
   const auto h = static_cast<std::size_t>(w.hidden);
   if (auto s = expect_size(w.embedding, static_cast<std::size_t>(w.vocab) * h, "the embedding"); !s)
@@ -64,7 +70,6 @@ Status Int8Llama::create(const LlamaWeights& w, int kv_blocks, int block_size, i
   m.ffn_ = w.ffn;
   m.vocab_ = w.vocab;
   m.block_size_ = block_size;
-  m.kv_blocks_ = kv_blocks;
   m.max_tokens_ = max_step_tokens;
   m.max_rows_ = max_rows;
   m.eps_ = w.rms_eps;
@@ -169,23 +174,14 @@ Status Int8Llama::create(const LlamaWeights& w, int kv_blocks, int block_size, i
     return s;
   }
 
-  // The KV cache: per layer its keys, then its values.
-  m.layer_kv_values_ = static_cast<std::size_t>(kv_blocks) * static_cast<std::size_t>(block_size) *
-                       static_cast<std::size_t>(w.kv_heads) * static_cast<std::size_t>(w.head_dim);
-  if (auto s = DeviceBuffer::allocate(
-          sizeof(std::uint16_t) * 2 * static_cast<std::size_t>(w.layers) * m.layer_kv_values_,
-          m.kv_);
-      !s) {
-    return s;
-  }
-
   // Scratch for max_step_tokens tokens over max_rows rows.
   const auto t = static_cast<std::size_t>(max_step_tokens);
   const auto r = static_cast<std::size_t>(max_rows);
   const auto table_width = static_cast<std::size_t>((w.context + block_size - 1) / block_size);
   m.max_table_width_ = static_cast<int>(table_width);
-  m.step_ints_ = 5 * t + 2 * r + 1 + r * table_width;  // ids, positions, slots, logit tokens,
-                                                       // spare; starts, lengths, tables
+  // At fixed offsets, so that a graph's kernels find every step's inputs where it captured
+  // them: ids, positions, slots, logit tokens [t each]; starts [r + 1], lengths [r]; tables.
+  m.step_ints_ = 4 * t + 2 * r + 1 + r * table_width;
   const std::size_t wide =
       std::max(static_cast<std::size_t>(qkv_width), 2 * static_cast<std::size_t>(w.ffn));
   const std::size_t widest_k =
@@ -222,6 +218,42 @@ Status Int8Llama::create(const LlamaWeights& w, int kv_blocks, int block_size, i
       return s;
     }
   }
+  if (auto s = PinnedBuffer::allocate(sizeof(std::int32_t) * m.step_ints_, m.host_ints_); !s)
+    return s;
+
+  // The KV cache, last: sized from what the rest left when no size is given. Per layer its
+  // keys, then its values.
+  const std::size_t block_bytes = sizeof(std::uint16_t) * 2 * static_cast<std::size_t>(w.layers) *
+                                  static_cast<std::size_t>(block_size) *
+                                  static_cast<std::size_t>(w.kv_heads) *
+                                  static_cast<std::size_t>(w.head_dim);
+  std::size_t kv_blocks = static_cast<std::size_t>(options.kv_blocks);
+  if (kv_blocks == 0) {
+    std::size_t free = 0, total = 0;
+    if (auto s = cuda_status(cudaMemGetInfo(&free, &total), "cudaMemGetInfo"); !s) return s;
+    const double allowed = options.memory_fraction * static_cast<double>(total);
+    const double held = static_cast<double>(total - free);  // ours and everyone else's
+    kv_blocks = allowed > held ? static_cast<std::size_t>((allowed - held) /
+                                                          static_cast<double>(block_bytes))
+                               : 0;
+    kv_blocks = std::min<std::size_t>(kv_blocks, std::size_t{1} << 30);
+    if (kv_blocks == 0) {
+      return Status(Errc::unavailable,
+                    "Int8Llama: no device memory left for the KV cache (" +
+                        std::to_string(free >> 20) + " MiB free of " +
+                        std::to_string(total >> 20) + " MiB, memory fraction " +
+                        std::to_string(options.memory_fraction) + ")");
+    }
+  }
+  m.kv_blocks_ = static_cast<int>(kv_blocks);
+  m.layer_kv_values_ = kv_blocks * static_cast<std::size_t>(block_size) *
+                       static_cast<std::size_t>(w.kv_heads) * static_cast<std::size_t>(w.head_dim);
+  if (auto s = DeviceBuffer::allocate(
+          sizeof(std::uint16_t) * 2 * static_cast<std::size_t>(w.layers) * m.layer_kv_values_,
+          m.kv_);
+      !s) {
+    return s;
+  }
   out = std::move(m);
   return {};
 }
@@ -231,38 +263,106 @@ Status Int8Llama::gemm(const Linear& l, int m, cudaStream_t stream) {
 }
 
 Status Int8Llama::forward(const LlamaStepView& step, std::vector<float>& logits,
-                          cudaStream_t stream) {
+                          cudaStream_t stream, bool graph) {
   const auto tokens = static_cast<int>(step.token_ids.size());
   const int rows = static_cast<int>(step.query_start.size()) - 1;
   const auto wanted = static_cast<int>(step.logit_tokens.size());
+  const int returned = step.returned_logits < 0 ? wanted : step.returned_logits;
   if (tokens < 1 || tokens > max_tokens_ || rows < 1 || rows > max_rows_ || step.table_width < 1 ||
       step.table_width > max_table_width_ || step.positions.size() != step.token_ids.size() ||
       step.slots.size() != step.token_ids.size() ||
       step.context_lens.size() != static_cast<std::size_t>(rows) ||
       step.block_tables.size() != static_cast<std::size_t>(rows) * step.table_width ||
-      wanted > tokens) {
+      wanted > tokens || returned > wanted) {
     return Status::invalid("Int8Llama: a step of " + std::to_string(tokens) + " tokens in " +
                            std::to_string(rows) + " rows does not fit (at most " +
                            std::to_string(max_tokens_) + " tokens, " + std::to_string(max_rows_) +
                            " rows) or its arrays disagree");
   }
-  // The step's INT32 arrays, packed, in one copy.
-  host_ints_.clear();
-  for (auto part : {step.token_ids, step.positions, step.slots, step.logit_tokens, step.query_start,
-                    step.context_lens, step.block_tables}) {
-    host_ints_.insert(host_ints_.end(), part.begin(), part.end());
+  if (graph && (tokens != rows || wanted != tokens || step.table_width != max_table_width_)) {
+    return Status::invalid("Int8Llama: a graph step has one token per row, every row's logits "
+                           "and tables " + std::to_string(max_table_width_) + " wide");
   }
+  if (stream == nullptr) graph = false;  // the legacy default stream cannot be captured
+
+  // The step's INT32 arrays at the offsets compute() reads them from, in one copy.
+  const auto t = static_cast<std::size_t>(max_tokens_);
+  const auto r = static_cast<std::size_t>(max_rows_);
+  auto* host = reinterpret_cast<std::int32_t*>(host_ints_.data());
+  std::size_t used = 0;
+  const auto put = [&](std::size_t at, std::span<const std::int32_t> part) {
+    std::copy(part.begin(), part.end(), host + at);
+    used = std::max(used, at + part.size());
+  };
+  put(0, step.token_ids);
+  put(t, step.positions);
+  put(2 * t, step.slots);
+  put(3 * t, step.logit_tokens);
+  put(4 * t, step.query_start);
+  put(4 * t + r + 1, step.context_lens);
+  put(4 * t + 2 * r + 1, step.block_tables);
+  Status st = cuda_status(cudaMemcpyAsync(ints_, host, sizeof(std::int32_t) * used,
+                                          cudaMemcpyHostToDevice, stream),
+                          "cudaMemcpyAsync (step inputs)");
+
+  const auto known = [&] {
+    return std::find_if(graphs_.begin(), graphs_.end(),
+                        [&](const auto& g) { return g.first == tokens; });
+  };
+  if (graph && std::find(eager_sizes_.begin(), eager_sizes_.end(), tokens) != eager_sizes_.end())
+    graph = false;
+  if (st && graph && known() != graphs_.end()) {
+    st = cuda_status(cudaGraphLaunch(known()->second.get(), stream), "cudaGraphLaunch");
+  } else if (st) {
+    st = compute(tokens, rows, wanted, step.table_width, stream);
+    if (st && graph) {  // this size's first step: captured now for the next ones
+      GraphExec exec;
+      if (Status captured = capture(tokens, stream, exec); captured) {
+        graphs_.emplace_back(tokens, std::move(exec));
+      } else {
+        eager_sizes_.push_back(tokens);
+        graph_error_ = captured;
+      }
+    }
+  }
+  logits.resize(static_cast<std::size_t>(returned) * static_cast<std::size_t>(vocab_));
+  if (st && returned > 0) {
+    st = cuda_status(cudaMemcpyAsync(logits.data(), logits_, sizeof(float) * logits.size(),
+                                     cudaMemcpyDeviceToHost, stream),
+                     "cudaMemcpyAsync (logits)");
+  }
+  if (st) st = cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (step)");
+  return st;
+}
+
+Status Int8Llama::capture(int tokens, cudaStream_t stream, GraphExec& out) {
+  Status st = cuda_status(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+                          "cudaStreamBeginCapture");
+  if (!st) return st;
+  st = compute(tokens, tokens, tokens, max_table_width_, stream);
+  cudaGraph_t graph = nullptr;
+  const Status ended = cuda_status(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  if (st) st = ended;
+  cudaGraphExec_t exec = nullptr;
+  if (st) st = cuda_status(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  if (graph) cudaGraphDestroy(graph);
+  (void)cudaGetLastError();  // a failed capture's error is not the next step's
+  if (!st) return Status(st.code(), "capturing the " + std::to_string(tokens) + "-row decode step: " + st.message());
+  out.reset(exec);
+  return {};
+}
+
+Status Int8Llama::compute(int tokens, int rows, int wanted, int table_width,
+                          cudaStream_t stream) {
+  const auto t = static_cast<std::size_t>(max_tokens_);
+  const auto r = static_cast<std::size_t>(max_rows_);
   const std::int32_t* ids = ints_;
-  const std::int32_t* positions = ids + tokens;
-  const std::int32_t* slots = positions + tokens;
-  const std::int32_t* logit_tokens = slots + tokens;
-  const std::int32_t* query_start = logit_tokens + wanted;
-  const std::int32_t* context_lens = query_start + rows + 1;
-  const std::int32_t* tables = context_lens + rows;
-  Status st = cuda_status(
-      cudaMemcpyAsync(ints_, host_ints_.data(), sizeof(std::int32_t) * host_ints_.size(),
-                      cudaMemcpyHostToDevice, stream),
-      "cudaMemcpyAsync (step inputs)");
+  const std::int32_t* positions = ints_ + t;
+  const std::int32_t* slots = ints_ + 2 * t;
+  const std::int32_t* logit_tokens = ints_ + 3 * t;
+  const std::int32_t* query_start = ints_ + 4 * t;
+  const std::int32_t* context_lens = query_start + r + 1;
+  const std::int32_t* tables = context_lens + r;
 
   const int qkv_width = (heads_ + 2 * kv_heads_) * head_dim_;
   const int attention_width = heads_ * head_dim_;
@@ -274,10 +374,8 @@ Status Int8Llama::forward(const LlamaStepView& step, std::vector<float>& logits,
                                       l.bias == kNone ? nullptr : weights_.as<float>(l.bias),
                                       Activation::none, y, stream, {}, accumulate);
   };
-  if (st) {
-    st = embed_tokens(ids, tokens, weights_.as<std::uint16_t>(embedding_), vocab_, hidden_, x_,
-                      stream);
-  }
+  Status st = embed_tokens(ids, tokens, weights_.as<std::uint16_t>(embedding_), vocab_, hidden_,
+                           x_, stream);
   for (int i = 0; st && i < layers_; ++i) {
     const Layer& l = blocks_[static_cast<std::size_t>(i)];
     auto* keys = kv_.as<std::uint16_t>(sizeof(std::uint16_t) * 2 * static_cast<std::size_t>(i) *
@@ -294,7 +392,7 @@ Status Int8Llama::forward(const LlamaStepView& step, std::vector<float>& logits,
     }
     if (st) {
       st = paged_attention(wide_, qkv_width, keys, values, positions, query_start, context_lens,
-                           tables, step.table_width, rows, tokens, heads_, kv_heads_, head_dim_,
+                           tables, table_width, rows, tokens, heads_, kv_heads_, head_dim_,
                            block_size_, scale, attention_, stream);
     }
     if (st) {
@@ -314,7 +412,6 @@ Status Int8Llama::forward(const LlamaStepView& step, std::vector<float>& logits,
     if (st) st = epilogue(l.down, tokens, x_, true);
     if (!st) return Status(st.code(), "layer " + std::to_string(i) + ": " + st.message());
   }
-  logits.resize(static_cast<std::size_t>(wanted) * static_cast<std::size_t>(vocab_));
   if (wanted == 0) return st;
   if (st) st = gather_rows(x_, logit_tokens, wanted, hidden_, gathered_, stream);
   if (st) {
@@ -323,12 +420,6 @@ Status Int8Llama::forward(const LlamaStepView& step, std::vector<float>& logits,
   }
   if (st) st = gemm(head_, wanted, stream);
   if (st) st = epilogue(head_, wanted, logits_, false);
-  if (st) {
-    st = cuda_status(cudaMemcpyAsync(logits.data(), logits_, sizeof(float) * logits.size(),
-                                     cudaMemcpyDeviceToHost, stream),
-                     "cudaMemcpyAsync (logits)");
-  }
-  if (st) st = cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (step)");
   return st;
 }
 

@@ -3,7 +3,9 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "coinfer/core/status.hpp"
@@ -43,6 +45,18 @@ struct LlamaStepView {
   std::span<const std::int32_t> query_start, context_lens, block_tables;
   int table_width = 0;
   std::span<const std::int32_t> logit_tokens;
+  int returned_logits = -1;  // logit rows copied back, the first ones; -1: all of them
+};
+
+struct Int8LlamaOptions {
+  int kv_blocks = 0;  // the paged KV cache in blocks; 0: sized from the device's free memory
+  // With kv_blocks 0: the share of the device's whole memory that this process may hold once
+  // the cache is allocated (vLLM's gpu_memory_utilization); the cache takes what the weights,
+  // the scratch and everything already allocated leave of it.
+  double memory_fraction = 0.9;
+  int block_size = 16;        // tokens per KV block
+  int max_step_tokens = 512;  // tokens one step may carry
+  int max_rows = 256;         // sequences one step may carry
 };
 
 // A llama-family decoder on the GPU over a paged KV cache in device memory, the twin of the
@@ -53,22 +67,36 @@ struct LlamaStepView {
 // the logit tokens only. Weights are quantized per output channel (|q| <= 127) and uploaded
 // once; the KV cache is [layer][block][kv_head][slot][head_dim] FP16 as the CPU's.
 // One step at a time on the caller's stream (the generation engine's thread).
+//
+// CUDA graphs: a decode step whose shape repeats (one token per row, every row's logits, the
+// tables max_table_width() wide: a generation::DeviceStep with `graph` set) can be replayed
+// from a graph captured for its row count. The first step of a size runs eagerly and is then
+// captured (capture launches nothing); later ones upload their inputs, replay and copy back.
+// A size whose capture fails runs eagerly from then on (graph_error() says why).
 class Int8Llama {
  public:
   static constexpr std::size_t workspace_bytes = 32 << 20;  // cuBLASLt's
 
-  static Status create(const LlamaWeights& weights, int kv_blocks, int block_size,
-                       int max_step_tokens, int max_rows, Int8Llama& out);
+  static Status create(const LlamaWeights& weights, const Int8LlamaOptions& options,
+                       Int8Llama& out);
 
-  // Runs the step and leaves logits [logit tokens, vocab] in `logits` (copied back, the
-  // stream synchronized). The view's arrays are checked by the caller (build_device_step).
-  Status forward(const LlamaStepView& step, std::vector<float>& logits, cudaStream_t stream);
+  // Runs the step and leaves logits [logit tokens, vocab] in `logits` (the first
+  // `returned_logits` of them; copied back, the stream synchronized). The view's arrays are
+  // checked by the caller (build_device_step). `graph`: replay the graph of this step's size
+  // (see above; never on the legacy default stream, where steps run eagerly).
+  Status forward(const LlamaStepView& step, std::vector<float>& logits, cudaStream_t stream,
+                 bool graph = false);
 
   // Copy-on-write: block dst gets src's keys and values in every layer.
   Status copy_block(std::int32_t src, std::int32_t dst, cudaStream_t stream);
 
   int vocab() const noexcept { return vocab_; }
   int kv_blocks() const noexcept { return kv_blocks_; }
+  int max_table_width() const noexcept { return max_table_width_; }
+  std::size_t kv_bytes() const noexcept { return kv_.bytes(); }
+  std::size_t weight_bytes() const noexcept { return weights_.bytes(); }
+  int graphs() const noexcept { return static_cast<int>(graphs_.size()); }  // captured sizes
+  const Status& graph_error() const noexcept { return graph_error_; }
 
  private:
   struct Linear {
@@ -84,7 +112,15 @@ class Int8Llama {
   };
   static constexpr std::size_t kNone = ~std::size_t{0};
 
+  struct GraphDeleter {
+    void operator()(cudaGraphExec_t graph) const noexcept;
+  };
+  using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphDeleter>;
+
   Status gemm(const Linear& l, int m, cudaStream_t stream);
+  // Every kernel of a step whose inputs are on the device (launches only: capturable).
+  Status compute(int tokens, int rows, int wanted, int table_width, cudaStream_t stream);
+  Status capture(int tokens, cudaStream_t stream, GraphExec& out);
 
   int layers_ = 0, hidden_ = 0, heads_ = 0, kv_heads_ = 0, head_dim_ = 0, ffn_ = 0, vocab_ = 0;
   int block_size_ = 0, kv_blocks_ = 0, max_tokens_ = 0, max_rows_ = 0, context_ = 0;
@@ -107,7 +143,10 @@ class Int8Llama {
   std::int32_t* accumulator_ = nullptr;
   std::vector<GemmPlan> plans_;
   std::vector<std::pair<int, int>> plan_shapes_;  // (n, k) per plan
-  std::vector<std::int32_t> host_ints_;           // the step's INT32 arrays, packed
+  PinnedBuffer host_ints_;  // the step's INT32 arrays as the device reads them, uploaded at once
+  std::vector<std::pair<int, GraphExec>> graphs_;  // (tokens, graph) per captured size
+  std::vector<int> eager_sizes_;                   // sizes whose capture failed
+  Status graph_error_;
 };
 
 }  // namespace coinfer::cuda

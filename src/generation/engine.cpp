@@ -104,7 +104,30 @@ void Engine::step() {
   if (plan.empty()) return;
 
   runner_->copy_blocks(plan.block_copies);
-  if (auto status = runner_->execute(plan.chunks, logits_); !status.ok()) {
+  // On a runner that samples on its device, a step whose every logit row can be drawn there
+  // (no penalties, logit bias, logprobs, logits processors or draft to verify) brings back
+  // tokens instead of logits. The uniform each draw needs comes from the request's generator.
+  bool on_device = runner_->samples_on_device();
+  for (std::size_t i = 0; on_device && i < plan.chunks.size(); ++i) {
+    if (plan.chunks[i].logit_rows == 0) continue;
+    const Sequence& s = *plan.sequences[i];
+    const SamplingParams& p = s.request.sampling;
+    on_device = plan.chunks[i].logit_rows == 1 && s.draft.empty() &&
+                s.request.logits_processors.empty() && p.logprobs < 0 &&
+                p.presence_penalty == 0.0f && p.frequency_penalty == 0.0f &&
+                p.repetition_penalty == 1.0f && p.logit_bias.empty();
+  }
+  draws_.clear();
+  for (std::size_t i = 0; on_device && i < plan.chunks.size(); ++i) {
+    if (plan.chunks[i].logit_rows == 0) continue;
+    Sequence& s = *plan.sequences[i];
+    const SamplingParams& p = s.request.sampling;
+    const auto uniform = static_cast<float>(static_cast<double>(s.rng() >> 40) * 0x1.0p-24);
+    draws_.push_back({p.temperature, p.top_k, p.top_p, p.min_p, uniform});
+  }
+  const Status status = on_device ? runner_->execute_sampled(plan.chunks, draws_, drawn_)
+                                  : runner_->execute(plan.chunks, logits_);
+  if (!status.ok()) {
     spdlog::error("generation step failed: {}", status.message());
     for (auto* s : plan.sequences) {
       output_.finish(*s, FinishReason::error, Status(Errc::internal, status.message()));
@@ -126,6 +149,12 @@ void Engine::step() {
     const auto rows = static_cast<std::size_t>(plan.chunks[i].logit_rows);
     if (rows == 0) continue;
     Sequence& s = *plan.sequences[i];
+    if (on_device) {  // one row each, drawn already
+      SampleResult drawn;
+      drawn.token = drawn_[row++];
+      output_.append(s, drawn);
+      continue;
+    }
     processors_.clear();
     for (const auto& p : s.request.logits_processors) processors_.push_back(p.get());
     const std::size_t drafted = s.draft.size();  // rows - 1 when verifying a draft, else 0

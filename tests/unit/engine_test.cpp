@@ -122,6 +122,53 @@ TEST_CASE(
   run_all(io, again);
 }
 
+TEST_CASE(
+    "engine: on a runner that samples on its device the steps it can draw bring back tokens "
+    "and those with logprobs or penalties bring back logits") {
+  asio::io_context io;
+  auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());
+  auto runner = std::make_unique<FakeRunner>(toy_vocab_size, 64, 4, toy_script);
+  FakeRunner& fake = *runner;
+  fake.device_sampling = true;
+  EngineConfig config;
+  config.scheduler.speculative.num_tokens = 0;
+  Engine engine(std::move(runner), tokenizer, config);
+
+  // Greedy and seeded sampling, drawn on the "device": the greedy tokens are the model's, and
+  // a seed gives the same tokens twice.
+  const std::vector<std::int32_t> prompt = {hello, world, bang};
+  std::vector<std::shared_ptr<GenerationStream>> streams(3);
+  REQUIRE(engine.submit(greedy(prompt, 10), io.get_executor(), streams[0]).ok());
+  GenerationRequest sampled = greedy(prompt, 10);
+  sampled.sampling.temperature = 4.0f;  // the one-hot 10 against 0s: others get drawn too
+  sampled.sampling.seed = 7;
+  GenerationRequest again = sampled;
+  REQUIRE(engine.submit(std::move(sampled), io.get_executor(), streams[1]).ok());
+  REQUIRE(engine.submit(std::move(again), io.get_executor(), streams[2]).ok());
+  auto runs = run_all(io, streams);
+  CHECK(runs[0].tokens == FakeRunner::expected(prompt, 10, toy_script));
+  CHECK(runs[1].tokens.size() == 10);
+  CHECK(runs[1].tokens == runs[2].tokens);
+  CHECK(runs[1].tokens != runs[0].tokens);
+  CHECK(fake.sampled_steps.load() == fake.steps.load());
+
+  // A request that wants logprobs (or penalties) needs the logits: its steps, and the others'
+  // in them, are sampled on the host, and give the same greedy tokens.
+  const int before = fake.sampled_steps.load(), steps_before = fake.steps.load();
+  std::vector<std::shared_ptr<GenerationStream>> mixed(2);
+  GenerationRequest with_logprobs = greedy(prompt, 6);
+  with_logprobs.sampling.logprobs = 2;
+  GenerationRequest penalized = greedy({world, world}, 6);
+  penalized.sampling.presence_penalty = 0.5f;
+  REQUIRE(engine.submit(std::move(with_logprobs), io.get_executor(), mixed[0]).ok());
+  REQUIRE(engine.submit(std::move(penalized), io.get_executor(), mixed[1]).ok());
+  runs = run_all(io, mixed);
+  CHECK(runs[0].tokens == FakeRunner::expected(prompt, 6, toy_script));
+  CHECK(runs[1].tokens.size() == 6);
+  CHECK(fake.sampled_steps.load() == before);
+  CHECK(fake.steps.load() > steps_before);
+}
+
 TEST_CASE("engine: a request that cannot fit is refused with the scheduler's reason") {
   asio::io_context io;
   auto tokenizer = std::shared_ptr<const ByteLevelBpeTokenizer>(toy_tokenizer());

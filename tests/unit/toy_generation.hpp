@@ -4,7 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <numeric>
@@ -137,7 +139,41 @@ class FakeRunner final : public generation::ModelRunner {
     entered_cv_.wait(lock, [&] { return entered_ >= n; });
   }
 
+  // Playing a runner that samples on its device: a row's token drawn from its logits as
+  // cuda::sample_rows does (greedy: the first argmax; else softmax at the temperature, the
+  // uniform's place in the cumulative weight in vocabulary order; top-k/p ignored).
+  bool device_sampling = false;
+  bool samples_on_device() const noexcept override { return device_sampling; }
+  Status execute_sampled(std::span<const generation::ScheduledChunk> chunks,
+                         std::span<const generation::DeviceDraw> draws,
+                         std::vector<std::int32_t>& tokens) override {
+    ++sampled_steps;
+    std::vector<float> logits;
+    if (auto s = execute(chunks, logits); !s.ok()) return s;
+    const auto vocab = static_cast<std::size_t>(limits_.vocab);
+    REQUIRE(draws.size() * vocab == logits.size());
+    tokens.clear();
+    for (std::size_t r = 0; r < draws.size(); ++r) {
+      const float* row = logits.data() + r * vocab;
+      const auto top = std::max_element(row, row + vocab) - row;
+      if (draws[r].temperature < 1e-5f) {
+        tokens.push_back(static_cast<std::int32_t>(top));
+        continue;
+      }
+      double total = 0;
+      std::vector<double> weight(vocab);
+      for (std::size_t t = 0; t < vocab; ++t)
+        total += weight[t] = std::exp((row[t] - row[top]) / draws[r].temperature);
+      double at = draws[r].uniform * total;
+      std::size_t t = 0;
+      while (t + 1 < vocab && at >= weight[t]) at -= weight[t++];
+      tokens.push_back(static_cast<std::int32_t>(t));
+    }
+    return {};
+  }
+
   std::atomic<int> steps{0};
+  std::atomic<int> sampled_steps{0};  // of them, through execute_sampled
   std::atomic<int> prefill_chunks{0};
   std::atomic<bool> kv_missing{false};
 

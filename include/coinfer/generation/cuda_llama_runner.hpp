@@ -37,6 +37,9 @@ class CudaLlamaRunner final : public ModelRunner {
   void bind_thread() override;
   void copy_blocks(std::span<const std::pair<std::int32_t, std::int32_t>> copies) override;
   Status execute(std::span<const ScheduledChunk> chunks, std::vector<float>& logits) override;
+  bool samples_on_device() const noexcept override { return true; }
+  Status execute_sampled(std::span<const ScheduledChunk> chunks, std::span<const DeviceDraw> draws,
+                         std::vector<std::int32_t>& tokens) override;
 
  private:
   CudaLlamaRunner() = default;
@@ -51,6 +54,11 @@ class CudaLlamaRunner final : public ModelRunner {
   DeviceStep step_;
   std::vector<std::int32_t> every_row_;  // a graph step's logit tokens: 0 .. rows - 1
   std::vector<float> graph_logits_;      // its logits before the padding's are dropped
+  std::vector<cuda::RowSampling> draws_;  // per row the graph computes
+  std::vector<std::int32_t> graph_tokens_;
+
+  // Checks the chunks and lays out the step (step_); the view the model runs.
+  Status prepare(std::span<const ScheduledChunk> chunks, cuda::LlamaStepView& view);
 };
 
 }  // namespace coinfer::generation

@@ -67,6 +67,8 @@ class Engine final : public Generator {
   std::vector<float> logits_;  // [rows, vocab]
   std::vector<float> row_;     // the row being sampled, [vocab]
   std::vector<LogitsProcessor*> processors_;  // the sampled sequence's, per row
+  std::vector<DeviceDraw> draws_;             // a step sampled on the runner's device: per row
+  std::vector<std::int32_t> drawn_;           // and its tokens
   std::thread thread_;
 };
 

@@ -133,8 +133,8 @@ void CudaLlamaRunner::copy_blocks(std::span<const std::pair<std::int32_t, std::i
   }
 }
 
-Status CudaLlamaRunner::execute(std::span<const ScheduledChunk> chunks,
-                                std::vector<float>& logits) {
+Status CudaLlamaRunner::prepare(std::span<const ScheduledChunk> chunks,
+                                cuda::LlamaStepView& view) {
   if (!stream_status_.ok()) return stream_status_;
   if (!copy_status_.ok()) return std::exchange(copy_status_, Status());
   for (std::size_t r = 0; r < chunks.size(); ++r) {  // what the kernels cannot check
@@ -159,7 +159,6 @@ Status CudaLlamaRunner::execute(std::span<const ScheduledChunk> chunks,
       !s.ok()) {
     return s;
   }
-  cuda::LlamaStepView view;
   view.token_ids = step_.token_ids;
   view.positions = step_.positions;
   view.slots = step_.slots;
@@ -168,14 +167,22 @@ Status CudaLlamaRunner::execute(std::span<const ScheduledChunk> chunks,
   view.block_tables = step_.block_tables;
   view.table_width = step_.table_width;
   view.logit_tokens = step_.logit_tokens;
-  if (step_.graph == 0) return model_.forward(view, logits, stream_);
+  if (step_.graph != 0) {
+    // A graph step computes every row's logits (its shape is fixed) and returns the chunks'
+    // rows: those of the chunks' logit tokens are picked from them.
+    every_row_.resize(static_cast<std::size_t>(step_.rows));
+    std::iota(every_row_.begin(), every_row_.end(), 0);
+    view.logit_tokens = every_row_;
+    view.returned_logits = step_.chunks;
+  }
+  return {};
+}
 
-  // A graph step computes every row's logits (its shape is fixed) and copies back the
-  // chunks' rows; the engine gets those of the chunks' logit tokens, in order.
-  every_row_.resize(static_cast<std::size_t>(step_.rows));
-  std::iota(every_row_.begin(), every_row_.end(), 0);
-  view.logit_tokens = every_row_;
-  view.returned_logits = step_.chunks;
+Status CudaLlamaRunner::execute(std::span<const ScheduledChunk> chunks,
+                                std::vector<float>& logits) {
+  cuda::LlamaStepView view;
+  if (auto s = prepare(chunks, view); !s.ok()) return s;
+  if (step_.graph == 0) return model_.forward(view, logits, stream_);
   if (auto s = model_.forward(view, graph_logits_, stream_, true); !s.ok()) return s;
   const auto vocab = static_cast<std::size_t>(limits_.vocab);
   bool leading = step_.logit_tokens.size() == static_cast<std::size_t>(step_.chunks);
@@ -191,6 +198,32 @@ Status CudaLlamaRunner::execute(std::span<const ScheduledChunk> chunks,
     std::copy_n(graph_logits_.begin() + static_cast<std::ptrdiff_t>(row * vocab), vocab,
                 logits.begin() + static_cast<std::ptrdiff_t>(i * vocab));
   }
+  return {};
+}
+
+Status CudaLlamaRunner::execute_sampled(std::span<const ScheduledChunk> chunks,
+                                        std::span<const DeviceDraw> draws,
+                                        std::vector<std::int32_t>& tokens) {
+  cuda::LlamaStepView view;
+  if (auto s = prepare(chunks, view); !s.ok()) return s;
+  if (draws.size() != step_.logit_tokens.size()) {
+    return Status::invalid(std::to_string(draws.size()) + " draws for " +
+                           std::to_string(step_.logit_tokens.size()) + " logit rows");
+  }
+  // Per returned row its draw: the logit tokens' own, or (a graph step) those of the rows
+  // that are logit tokens, greedy for the rest (drawn, never read).
+  draws_.assign(static_cast<std::size_t>(step_.graph != 0 ? step_.chunks : draws.size()), {});
+  for (std::size_t i = 0; i < draws.size(); ++i) {
+    const auto row = step_.graph != 0 ? static_cast<std::size_t>(step_.logit_tokens[i]) : i;
+    const DeviceDraw& d = draws[i];
+    draws_[row] = {d.temperature, d.top_k, d.top_p, d.min_p, d.uniform};
+  }
+  if (step_.graph == 0) return model_.forward_sampled(view, draws_, tokens, stream_);
+  if (auto s = model_.forward_sampled(view, draws_, graph_tokens_, stream_, true); !s.ok())
+    return s;
+  tokens.resize(draws.size());
+  for (std::size_t i = 0; i < draws.size(); ++i)
+    tokens[i] = graph_tokens_[static_cast<std::size_t>(step_.logit_tokens[i])];
   return {};
 }
 

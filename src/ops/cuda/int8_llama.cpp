@@ -199,6 +199,8 @@ Status Int8Llama::create(const LlamaWeights& w, const Int8LlamaOptions& options,
   const std::size_t accumulator = scratch.add(sizeof(std::int32_t) * t * widest_n);
   const std::size_t logits = scratch.add(sizeof(float) * t * static_cast<std::size_t>(w.vocab));
   const std::size_t workspace = scratch.add(workspace_bytes);
+  const std::size_t draws = scratch.add(sizeof(RowSampling) * t);
+  const std::size_t sampled = scratch.add(sizeof(std::int32_t) * t);
   if (auto s = DeviceBuffer::allocate(scratch.bytes(), m.scratch_); !s) return s;
   m.ints_ = m.scratch_.as<std::int32_t>(ints);
   m.x_ = m.scratch_.as<float>(x);
@@ -209,6 +211,8 @@ Status Int8Llama::create(const LlamaWeights& w, const Int8LlamaOptions& options,
   m.row_scales_ = m.scratch_.as<float>(row_scales);
   m.accumulator_ = m.scratch_.as<std::int32_t>(accumulator);
   m.logits_ = m.scratch_.as<float>(logits);
+  m.draws_ = m.scratch_.as<RowSampling>(draws);
+  m.tokens_ = m.scratch_.as<std::int32_t>(sampled);
   m.plans_.resize(m.plan_shapes_.size());
   for (std::size_t i = 0; i < m.plan_shapes_.size(); ++i) {
     if (auto s = GemmPlan::create(m.lt_, GemmKind::int8, max_step_tokens, m.plan_shapes_[i].first,
@@ -220,6 +224,11 @@ Status Int8Llama::create(const LlamaWeights& w, const Int8LlamaOptions& options,
   }
   if (auto s = PinnedBuffer::allocate(sizeof(std::int32_t) * m.step_ints_, m.host_ints_); !s)
     return s;
+  if (auto s = PinnedBuffer::allocate((sizeof(RowSampling) + sizeof(std::int32_t)) * t,
+                                      m.host_draws_);
+      !s) {
+    return s;
+  }
 
   // The KV cache, last: sized from what the rest left when no size is given. Per layer its
   // keys, then its values.
@@ -264,10 +273,55 @@ Status Int8Llama::gemm(const Linear& l, int m, cudaStream_t stream) {
 
 Status Int8Llama::forward(const LlamaStepView& step, std::vector<float>& logits,
                           cudaStream_t stream, bool graph) {
+  int returned = 0;
+  Status st = run(step, stream, graph, returned);
+  logits.resize(static_cast<std::size_t>(returned) * static_cast<std::size_t>(vocab_));
+  if (st && returned > 0) {
+    st = cuda_status(cudaMemcpyAsync(logits.data(), logits_, sizeof(float) * logits.size(),
+                                     cudaMemcpyDeviceToHost, stream),
+                     "cudaMemcpyAsync (logits)");
+  }
+  if (st) st = cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (step)");
+  return st;
+}
+
+Status Int8Llama::forward_sampled(const LlamaStepView& step, std::span<const RowSampling> draws,
+                                  std::vector<std::int32_t>& tokens, cudaStream_t stream,
+                                  bool graph) {
+  int returned = 0;
+  Status st = run(step, stream, graph, returned);
+  if (st && draws.size() != static_cast<std::size_t>(returned)) {
+    st = Status::invalid("Int8Llama: " + std::to_string(draws.size()) + " draws for " +
+                         std::to_string(returned) + " logit rows");
+  }
+  tokens.resize(static_cast<std::size_t>(returned));
+  if (!st || returned == 0) return st;
+  auto* host_draws = reinterpret_cast<RowSampling*>(host_draws_.data());
+  auto* host_tokens = reinterpret_cast<std::int32_t*>(host_draws + max_tokens_);
+  std::copy(draws.begin(), draws.end(), host_draws);
+  st = cuda_status(cudaMemcpyAsync(draws_, host_draws, draws.size_bytes(), cudaMemcpyHostToDevice,
+                                   stream),
+                   "cudaMemcpyAsync (sampling settings)");
+  // The weights' scratch: the accumulator, free once the head's epilogue has run.
+  if (st) {
+    st = sample_rows(logits_, returned, vocab_, draws_, reinterpret_cast<float*>(accumulator_),
+                     tokens_, stream);
+  }
+  if (st) {
+    st = cuda_status(cudaMemcpyAsync(host_tokens, tokens_, sizeof(std::int32_t) * tokens.size(),
+                                     cudaMemcpyDeviceToHost, stream),
+                     "cudaMemcpyAsync (sampled tokens)");
+  }
+  if (st) st = cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (step)");
+  if (st) std::copy_n(host_tokens, tokens.size(), tokens.begin());
+  return st;
+}
+
+Status Int8Llama::run(const LlamaStepView& step, cudaStream_t stream, bool graph, int& returned) {
   const auto tokens = static_cast<int>(step.token_ids.size());
   const int rows = static_cast<int>(step.query_start.size()) - 1;
   const auto wanted = static_cast<int>(step.logit_tokens.size());
-  const int returned = step.returned_logits < 0 ? wanted : step.returned_logits;
+  returned = step.returned_logits < 0 ? wanted : step.returned_logits;
   if (tokens < 1 || tokens > max_tokens_ || rows < 1 || rows > max_rows_ || step.table_width < 1 ||
       step.table_width > max_table_width_ || step.positions.size() != step.token_ids.size() ||
       step.slots.size() != step.token_ids.size() ||
@@ -325,13 +379,6 @@ Status Int8Llama::forward(const LlamaStepView& step, std::vector<float>& logits,
       }
     }
   }
-  logits.resize(static_cast<std::size_t>(returned) * static_cast<std::size_t>(vocab_));
-  if (st && returned > 0) {
-    st = cuda_status(cudaMemcpyAsync(logits.data(), logits_, sizeof(float) * logits.size(),
-                                     cudaMemcpyDeviceToHost, stream),
-                     "cudaMemcpyAsync (logits)");
-  }
-  if (st) st = cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (step)");
   return st;
 }
 

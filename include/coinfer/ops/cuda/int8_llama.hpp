@@ -11,6 +11,7 @@
 #include "coinfer/core/status.hpp"
 #include "coinfer/ops/cuda/cublaslt_gemm.hpp"
 #include "coinfer/ops/cuda/cuda_memory.hpp"
+#include "coinfer/ops/cuda/llm_kernels.hpp"
 
 namespace coinfer::cuda {
 
@@ -86,6 +87,11 @@ class Int8Llama {
   // (see above; never on the legacy default stream, where steps run eagerly).
   Status forward(const LlamaStepView& step, std::vector<float>& logits, cudaStream_t stream,
                  bool graph = false);
+  // As forward, but a token per returned logit row, drawn on the device (sample_rows, after
+  // the graph if one is replayed) as `draws` say, comes back instead of the logits.
+  Status forward_sampled(const LlamaStepView& step, std::span<const RowSampling> draws,
+                         std::vector<std::int32_t>& tokens, cudaStream_t stream,
+                         bool graph = false);
 
   // Copy-on-write: block dst gets src's keys and values in every layer.
   Status copy_block(std::int32_t src, std::int32_t dst, cudaStream_t stream);
@@ -118,6 +124,9 @@ class Int8Llama {
   using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphDeleter>;
 
   Status gemm(const Linear& l, int m, cudaStream_t stream);
+  // Checks and uploads the step, then replays its graph or runs it: the logits of its logit
+  // tokens are left in logits_. `returned`: the rows the caller wants back.
+  Status run(const LlamaStepView& step, cudaStream_t stream, bool graph, int& returned);
   // Every kernel of a step whose inputs are on the device (launches only: capturable).
   Status compute(int tokens, int rows, int wanted, int table_width, cudaStream_t stream);
   Status capture(int tokens, cudaStream_t stream, GraphExec& out);
@@ -139,10 +148,13 @@ class Int8Llama {
   std::int32_t* ints_ = nullptr;
   float *x_ = nullptr, *wide_ = nullptr, *attention_ = nullptr, *logits_ = nullptr;
   float *row_scales_ = nullptr, *gathered_ = nullptr;
+  RowSampling* draws_ = nullptr;  // a sampled step's settings per row [max tokens]
+  std::int32_t* tokens_ = nullptr;  // and its tokens
   std::int8_t* quantized_ = nullptr;
   std::int32_t* accumulator_ = nullptr;
   std::vector<GemmPlan> plans_;
   std::vector<std::pair<int, int>> plan_shapes_;  // (n, k) per plan
+  PinnedBuffer host_draws_;  // RowSampling [max tokens], then the sampled tokens
   PinnedBuffer host_ints_;  // the step's INT32 arrays as the device reads them, uploaded at once
   std::vector<std::pair<int, GraphExec>> graphs_;  // (tokens, graph) per captured size
   std::vector<int> eager_sizes_;                   // sizes whose capture failed

@@ -243,6 +243,7 @@ TEST_CASE("llama on the device: chunked prefill, decodes and paged KV match a do
     view.block_tables = block_tables;
     view.table_width = table_width;
     view.logit_tokens = logit_tokens;
+    for (const Row& r : rows) view.max_query_tokens = std::max(view.max_query_tokens, r.count);
     std::vector<float> logits;
     REQUIRE(device.forward(view, logits, nullptr).ok());
     REQUIRE(logits.size() == expected.size() * static_cast<std::size_t>(model.vocab));

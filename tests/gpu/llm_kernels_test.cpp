@@ -286,6 +286,21 @@ TEST_CASE("llm kernels: RoPE, the KV write and paged attention over ragged rows 
     for (std::size_t i = 0; i < want.size(); ++i)
       worst = std::max(worst, std::abs(got[i] - want[i]));
     CHECK(worst < 1e-3);  // K rounded to FP16 by both; the rest FP32 against double
+
+    // The tiled prefill kernel over the same step (the 37-token chunk in tiles of 8 query
+    // tokens across tiles of 32 positions; the decodes and the padding row tiles of one).
+    REQUIRE(cudaMemset(d_out.data(), 0xff, sizeof(float) * want.size()) == cudaSuccess);
+    REQUIRE(prefill_attention(as<float>(d_qkv), width, as<std::uint16_t>(d_k),
+                              as<std::uint16_t>(d_v), as<std::int32_t>(d_pos),
+                              as<std::int32_t>(d_start), as<std::int32_t>(d_lens),
+                              as<std::int32_t>(d_tables), table_width, rows, tokens, 37, heads,
+                              kv_heads, head_dim, block_size, scale, as<float>(d_out), nullptr)
+                .ok());
+    const auto tiled = download<float>(d_out, want.size());
+    double worst_tiled = 0;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      worst_tiled = std::max(worst_tiled, std::abs(tiled[i] - want[i]));
+    CHECK(worst_tiled < 1e-3);
   }
 
   // Shapes the kernel does not take are refused, not launched.

@@ -167,6 +167,7 @@ Status CudaLlamaRunner::prepare(std::span<const ScheduledChunk> chunks,
   view.block_tables = step_.block_tables;
   view.table_width = step_.table_width;
   view.logit_tokens = step_.logit_tokens;
+  view.max_query_tokens = step_.max_query_tokens;
   if (step_.graph != 0) {
     // A graph step computes every row's logits (its shape is fixed) and returns the chunks'
     // rows: those of the chunks' logit tokens are picked from them.

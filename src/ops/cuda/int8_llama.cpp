@@ -368,7 +368,7 @@ Status Int8Llama::run(const LlamaStepView& step, cudaStream_t stream, bool graph
   if (st && graph && known() != graphs_.end()) {
     st = cuda_status(cudaGraphLaunch(known()->second.get(), stream), "cudaGraphLaunch");
   } else if (st) {
-    st = compute(tokens, rows, wanted, step.table_width, stream);
+    st = compute(tokens, rows, wanted, step.table_width, graph ? 1 : step.max_query_tokens, stream);
     if (st && graph) {  // this size's first step: captured now for the next ones
       GraphExec exec;
       if (Status captured = capture(tokens, stream, exec); captured) {
@@ -386,7 +386,7 @@ Status Int8Llama::capture(int tokens, cudaStream_t stream, GraphExec& out) {
   Status st = cuda_status(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
                           "cudaStreamBeginCapture");
   if (!st) return st;
-  st = compute(tokens, tokens, tokens, max_table_width_, stream);
+  st = compute(tokens, tokens, tokens, max_table_width_, 1, stream);
   cudaGraph_t graph = nullptr;
   const Status ended = cuda_status(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
   if (st) st = ended;
@@ -400,7 +400,7 @@ Status Int8Llama::capture(int tokens, cudaStream_t stream, GraphExec& out) {
 }
 
 Status Int8Llama::compute(int tokens, int rows, int wanted, int table_width,
-                          cudaStream_t stream) {
+                          int max_query_tokens, cudaStream_t stream) {
   const auto t = static_cast<std::size_t>(max_tokens_);
   const auto r = static_cast<std::size_t>(max_rows_);
   const std::int32_t* ids = ints_;
@@ -437,7 +437,11 @@ Status Int8Llama::compute(int tokens, int rows, int wanted, int table_width,
                          weights_.as<float>(cos_), weights_.as<float>(sin_), neox_, keys, values,
                          stream);
     }
-    if (st) {
+    if (st && max_query_tokens > 1) {
+      st = prefill_attention(wide_, qkv_width, keys, values, positions, query_start, context_lens,
+                             tables, table_width, rows, tokens, max_query_tokens, heads_,
+                             kv_heads_, head_dim_, block_size_, scale, attention_, stream);
+    } else if (st) {
       st = paged_attention(wide_, qkv_width, keys, values, positions, query_start, context_lens,
                            tables, table_width, rows, tokens, heads_, kv_heads_, head_dim_,
                            block_size_, scale, attention_, stream);

@@ -253,6 +253,113 @@ __global__ void paged_attention_kernel(
   }
 }
 
+// Block (8 query tokens of one row, KV head), for steps with prompt chunks: warp w is query
+// head kv_head * group + w and keeps the online softmax of each of the tile's tokens. Per tile
+// of 32 positions the block stages the keys and values in shared memory once for all of them;
+// lane j scores position tile + j against a token's query (staged in shared memory, read as a
+// broadcast), positions past the token's own masked; the warp folds the tile into the token's
+// running max, sum and context (lane holds dimensions lane, lane + 32, ...).
+constexpr int query_tile = 8;
+
+__global__ void prefill_attention_kernel(
+    const float* __restrict__ q, int qkv_stride, const __half* __restrict__ k_cache,
+    const __half* __restrict__ v_cache, const std::int32_t* __restrict__ positions,
+    const std::int32_t* __restrict__ query_start, const std::int32_t* __restrict__ context_lens,
+    const std::int32_t* __restrict__ block_tables, int table_width, int tiles_per_row,
+    int heads, int kv_heads, int head_dim, int block_size, float scale, float* __restrict__ out) {
+  extern __shared__ float staged[];
+  float* keys = staged;                            // [tile][head_dim + 1]
+  float* values = keys + tile * (head_dim + 1);    // [tile][head_dim]
+  float* queries = values + tile * head_dim;       // [group][query_tile][head_dim]
+  const int row = blockIdx.x / tiles_per_row;
+  const int first = query_start[row] + (blockIdx.x % tiles_per_row) * query_tile;
+  const int row_end = query_start[row + 1];
+  if (first >= row_end) return;  // the whole block: a row shorter than the longest
+  const int count = min(query_tile, row_end - first);
+  const int kv_head = blockIdx.y;
+  const int group = heads / kv_heads;
+  const int warp = threadIdx.x / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  const int head = kv_head * group + warp;
+  const int dims = head_dim / warp_size;  // per lane, at most 4
+  const bool padding = context_lens[row] == 0;
+  const std::int32_t* table = block_tables + static_cast<std::size_t>(row) * table_width;
+
+  float* mine = queries + static_cast<std::size_t>(warp) * query_tile * head_dim;
+  for (int e = lane; e < count * head_dim; e += warp_size) {
+    const int i = e / head_dim, d = e % head_dim;
+    mine[e] = q[static_cast<std::size_t>(first + i) * qkv_stride +
+                static_cast<std::size_t>(head) * head_dim + d] *
+              scale;
+  }
+  int position[query_tile];
+  float running_max[query_tile], running_sum[query_tile];
+  float context[query_tile][max_head_dim / warp_size];
+#pragma unroll
+  for (int i = 0; i < query_tile; ++i) {
+    position[i] = i < count ? positions[first + i] : -1;
+    running_max[i] = -FLT_MAX;
+    running_sum[i] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < max_head_dim / warp_size; ++k) context[i][k] = 0.0f;
+  }
+  // Positions are consecutive within a row: the tile's last token sees the most.
+  const int length = padding ? 0 : positions[first + count - 1] + 1;
+  for (int start = 0; start < length; start += tile) {
+    const int n = min(tile, length - start);
+    __syncthreads();  // the previous tile (and, first, the queries) no longer / now readable
+    for (int e = threadIdx.x; e < n * head_dim; e += blockDim.x) {
+      const int j = e / head_dim;
+      const int d = e % head_dim;
+      const int p = start + j;
+      const std::size_t at = kv_offset(table[p / block_size], kv_head, p % block_size, kv_heads,
+                                       block_size, head_dim) +
+                             d;
+      keys[j * (head_dim + 1) + d] = __half2float(k_cache[at]);
+      values[j * head_dim + d] = __half2float(v_cache[at]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < query_tile; ++i) {
+      if (position[i] < start) continue;  // nothing here for this token (warp-uniform)
+      const bool seen = lane < n && start + lane <= position[i];
+      float score = -FLT_MAX;
+      if (seen) {
+        const float* key = keys + lane * (head_dim + 1);
+        const float* query = mine + i * head_dim;
+        float dot = 0.0f;
+        for (int d = 0; d < head_dim; ++d) dot = fmaf(query[d], key[d], dot);
+        score = dot;
+      }
+      const float new_max = fmaxf(running_max[i], warp_max(score));
+      const float p = seen ? expf(score - new_max) : 0.0f;
+      const float correction = expf(running_max[i] - new_max);
+      running_sum[i] = running_sum[i] * correction + warp_sum(p);
+#pragma unroll
+      for (int k = 0; k < max_head_dim / warp_size; ++k) context[i][k] *= correction;
+      for (int j = 0; j < n; ++j) {
+        const float pj = __shfl_sync(0xffffffffu, p, j);
+#pragma unroll
+        for (int k = 0; k < max_head_dim / warp_size; ++k) {
+          if (k < dims) context[i][k] = fmaf(pj, values[j * head_dim + lane + k * warp_size], context[i][k]);
+        }
+      }
+      running_max[i] = new_max;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < query_tile; ++i) {
+    if (i >= count) break;
+    float* o = out + static_cast<std::size_t>(first + i) * heads * head_dim +
+               static_cast<std::size_t>(head) * head_dim;
+    const float inv = running_sum[i] > 0.0f ? 1.0f / running_sum[i] : 0.0f;
+#pragma unroll
+    for (int k = 0; k < max_head_dim / warp_size; ++k) {
+      if (k < dims) o[lane + k * warp_size] = context[i][k] * inv;
+    }
+  }
+}
+
 constexpr int sample_threads = 1024;
 constexpr float greedy_temperature = 1e-5f;  // generation::Sampler's kGreedyTemperature
 
@@ -494,6 +601,45 @@ Status paged_attention(const float* q, int qkv_stride, const std::uint16_t* k_ca
       reinterpret_cast<const __half*>(v_cache), positions, query_start, context_lens, block_tables,
       table_width, rows, heads, kv_heads, head_dim, block_size, scale, out);
   return last_launch_status("paged_attention_kernel");
+}
+
+Status prefill_attention(const float* q, int qkv_stride, const std::uint16_t* k_cache,
+                         const std::uint16_t* v_cache, const std::int32_t* positions,
+                         const std::int32_t* query_start, const std::int32_t* context_lens,
+                         const std::int32_t* block_tables, int table_width, int rows, int tokens,
+                         int max_query_tokens, int heads, int kv_heads, int head_dim,
+                         int block_size, float scale, float* out, cudaStream_t stream) {
+  if (tokens == 0) return {};
+  if (head_dim % warp_size != 0 || head_dim > max_head_dim) {
+    return Status::invalid("prefill_attention: head_dim " + std::to_string(head_dim) +
+                           " is not a multiple of 32 up to 128");
+  }
+  if (kv_heads < 1 || heads % kv_heads != 0 || heads / kv_heads > warp_size) {
+    return Status::invalid("prefill_attention: " + std::to_string(heads) +
+                           " query heads over " + std::to_string(kv_heads) + " KV heads");
+  }
+  if (max_query_tokens < 1 || max_query_tokens > tokens) {
+    return Status::invalid("prefill_attention: the longest row's " +
+                           std::to_string(max_query_tokens) + " tokens of " +
+                           std::to_string(tokens));
+  }
+  const std::size_t shared =
+      sizeof(float) * (static_cast<std::size_t>(tile) * (2 * head_dim + 1) +
+                       static_cast<std::size_t>(heads / kv_heads) * query_tile * head_dim);
+  if (shared > 48 * 1024 || max_query_tokens == 1) {  // decodes only, or a group too large
+    return paged_attention(q, qkv_stride, k_cache, v_cache, positions, query_start,
+                           context_lens, block_tables, table_width, rows, tokens, heads,
+                           kv_heads, head_dim, block_size, scale, out, stream);
+  }
+  const int tiles_per_row = (max_query_tokens + query_tile - 1) / query_tile;
+  const dim3 grid(static_cast<unsigned>(rows) * static_cast<unsigned>(tiles_per_row),
+                  static_cast<unsigned>(kv_heads));
+  const int threads = heads / kv_heads * warp_size;
+  prefill_attention_kernel<<<grid, threads, shared, stream>>>(
+      q, qkv_stride, reinterpret_cast<const __half*>(k_cache),
+      reinterpret_cast<const __half*>(v_cache), positions, query_start, context_lens, block_tables,
+      table_width, tiles_per_row, heads, kv_heads, head_dim, block_size, scale, out);
+  return last_launch_status("prefill_attention_kernel");
 }
 
 Status sample_rows(const float* logits, int rows, int vocab, const RowSampling* params,

@@ -47,6 +47,9 @@ struct LlamaStepView {
   int table_width = 0;
   std::span<const std::int32_t> logit_tokens;
   int returned_logits = -1;  // logit rows copied back, the first ones; -1: all of them
+  // The longest row's tokens: above 1, attention runs the tiled prefill kernel (0: unknown,
+  // the per-token kernel for every row).
+  int max_query_tokens = 0;
 };
 
 struct Int8LlamaOptions {
@@ -128,7 +131,8 @@ class Int8Llama {
   // tokens are left in logits_. `returned`: the rows the caller wants back.
   Status run(const LlamaStepView& step, cudaStream_t stream, bool graph, int& returned);
   // Every kernel of a step whose inputs are on the device (launches only: capturable).
-  Status compute(int tokens, int rows, int wanted, int table_width, cudaStream_t stream);
+  Status compute(int tokens, int rows, int wanted, int table_width, int max_query_tokens,
+                 cudaStream_t stream);
   Status capture(int tokens, cudaStream_t stream, GraphExec& out);
 
   int layers_ = 0, hidden_ = 0, heads_ = 0, kv_heads_ = 0, head_dim_ = 0, ffn_ = 0, vocab_ = 0;

@@ -61,6 +61,20 @@ Status paged_attention(const float* q, int qkv_stride, const std::uint16_t* k_ca
                        int heads, int kv_heads, int head_dim, int block_size, float scale,
                        float* out, cudaStream_t stream);
 
+// The same attention for a step with prompt chunks (`max_query_tokens`: its longest row's
+// tokens), tiled as FlashAttention's prefill: one thread block per (8 consecutive query tokens
+// of one row, KV head) stages each tile of 32 keys and values in shared memory once for
+// those tokens and the KV head's group of query heads, with an online softmax per query token
+// and positions past a token's own masked. Rows' tokens are at consecutive positions. A
+// decode-only step (max_query_tokens 1), or a head group whose tiles would need more than
+// 48 KiB of shared memory, goes to paged_attention.
+Status prefill_attention(const float* q, int qkv_stride, const std::uint16_t* k_cache,
+                         const std::uint16_t* v_cache, const std::int32_t* positions,
+                         const std::int32_t* query_start, const std::int32_t* context_lens,
+                         const std::int32_t* block_tables, int table_width, int rows, int tokens,
+                         int max_query_tokens, int heads, int kv_heads, int head_dim,
+                         int block_size, float scale, float* out, cudaStream_t stream);
+
 // One row's sampling settings (generation::SamplingParams as the CPU sampler reads them, the
 // penalties and logit biases applied to the logits before), with the request's uniform draw.
 struct RowSampling {

@@ -5,12 +5,15 @@
 #include <bit>
 #include <cassert>
 #include <charconv>
+#include <cstring>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
 #include <string_view>
+
+#include "coinfer/ops/vector_exp.hpp"
 
 namespace coinfer::generation {
 
@@ -53,12 +56,23 @@ Status out_of_range(std::string_view field, std::string_view range, std::string 
   return Status::invalid(std::string(field) + ": must be " + std::string(range) + ", got " + got);
 }
 
+// The first index of the largest logit (NaNs never win). Two passes that vectorize: the
+// maximum, then where it first occurs.
 std::int32_t argmax(std::span<const float> logits) {
-  std::int32_t best = 0;
-  for (std::size_t i = 1; i < logits.size(); ++i) {
-    if (logits[i] > logits[static_cast<std::size_t>(best)]) best = static_cast<std::int32_t>(i);
+  simd::v8f lanes = simd::v8f{} + logits[0];
+  std::size_t i = 0;
+  for (; i + 8 <= logits.size(); i += 8) {
+    simd::v8f x;
+    std::memcpy(&x, logits.data() + i, sizeof x);
+    lanes = x > lanes ? x : lanes;
   }
-  return best;
+  float best = logits[0];
+  for (int l = 0; l < 8; ++l) best = lanes[l] > best ? lanes[l] : best;
+  for (; i < logits.size(); ++i) best = logits[i] > best ? logits[i] : best;
+  for (i = 0; i < logits.size(); ++i) {
+    if (logits[i] == best) return static_cast<std::int32_t>(i);
+  }
+  return 0;  // the first logit NaN (no logit compares above it)
 }
 
 // log(sum(exp(logits))), summed in double so that 49k terms lose nothing.

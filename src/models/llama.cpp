@@ -19,6 +19,7 @@
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/fp32_linear.hpp"
 #include "coinfer/ops/int8_linear.hpp"
+#include "coinfer/ops/vector_exp.hpp"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -27,7 +28,7 @@
 namespace coinfer {
 namespace {
 
-using v8f = float __attribute__((vector_size(32)));
+using simd::v8f;
 
 v8f load8(const float* p) noexcept {
   v8f v;
@@ -109,14 +110,26 @@ void attend(const float* q, const KvRows& kv, int last, float scale, float* scor
       max[g] = std::max(max[g], score);
     }
   }
+  // e^(score - max), eight at a time; the tail's lanes past `last` are -inf, so e^ gives 0.
   for (int g = 0; g < G; ++g) {
     float* sg = scores + g * stride;
-    float sum = 0;
-    for (int j = 0; j <= last; ++j) {
-      sg[j] = std::exp(sg[j] - max[g]);
-      sum += sg[j];
+    v8f sum = {};
+    int j = 0;
+    for (; j + 8 <= last + 1; j += 8) {
+      const v8f e = simd::exp8(load8(sg + j) - max[g]);
+      store8(sg + j, e);
+      sum += e;
     }
-    inv[g] = 1.0f / sum;
+    if (j <= last) {
+      float tail[8];
+      for (int l = 0; l < 8; ++l)
+        tail[l] = j + l <= last ? sg[j + l] : -std::numeric_limits<float>::infinity();
+      const v8f e = simd::exp8(load8(tail) - max[g]);
+      store8(tail, e);
+      std::copy_n(tail, last + 1 - j, sg + j);
+      sum += e;
+    }
+    inv[g] = 1.0f / hsum8(sum);
   }
   std::fill(out, out + G * hd, 0.0f);
   for (int j = 0; j <= last; ++j) {

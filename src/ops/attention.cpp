@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/ops/vector_exp.hpp"
 
 // Without AVX (a build for baseline x86-64) GCC warns that passing 32-byte vectors by value
 // changes the ABI; the helpers that do are internal to this file, so no ABI is at stake.
@@ -19,8 +20,7 @@ namespace {
 // The kernels below use GCC/Clang vector extensions: eight floats, one AVX2 register under
 // -march=x86-64-v3 (two SSE registers otherwise), so the code is explicit about its blocking
 // without intrinsics. a * b + c contracts to an FMA where the target has one.
-using v8f = float __attribute__((vector_size(32)));
-using v8i = std::int32_t __attribute__((vector_size(32)));
+using simd::v8f;
 constexpr int lanes = 8;
 
 v8f load8(const float* p) noexcept {
@@ -46,29 +46,7 @@ float sum_lanes(v8f v) noexcept {
   return s;
 }
 
-// e^x, Cephes' expf polynomial after range reduction x = n ln2 + r (|error| ~ 1e-7 relative);
-// inputs below -87.3 give exactly 0 (e^-87.3 is near FLT_MIN), so -inf scores vanish.
-v8f exp8(v8f x) noexcept {
-  const v8f lo = splat(-87.3f);
-  const v8f hi = splat(88.3f);
-  v8f xc = x < lo ? lo : x;
-  xc = xc > hi ? hi : xc;
-  const v8f magic = splat(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
-  const v8f n = (xc * 1.44269504088896341f + magic) - magic;
-  v8f r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  v8f p = splat(1.9875691500e-4f);
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const v8f y = p * (r * r) + r + 1.0f;
-  const v8i exponent = (__builtin_convertvector(n, v8i) + 127) << 23;  // 2^n as float bits
-  v8f two_n;
-  std::memcpy(&two_n, &exponent, sizeof two_n);
-  return x < lo ? v8f{} : y * two_n;
-}
+using simd::exp8;
 
 constexpr int queries_per_block = 4;  // query rows whose scores share each load of K^T
 

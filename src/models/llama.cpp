@@ -131,14 +131,25 @@ void attend(const float* q, const KvRows& kv, int last, float scale, float* scor
     }
     inv[g] = 1.0f / hsum8(sum);
   }
-  std::fill(out, out + G * hd, 0.0f);
-  for (int j = 0; j <= last; ++j) {
-    const half_t* v = kv.v + kv.at(j);
-    v8f p[G];
-    for (int g = 0; g < G; ++g) p[g] = v8f{} + scores[g * stride + j] * inv[g];
-    for (int d = 0; d < hd; d += 8) {
-      const v8f vd = load8_half(v + d);
-      for (int g = 0; g < G; ++g) store8(out + g * hd + d, load8(out + g * hd + d) + p[g] * vd);
+  // The weighted values, C vectors of 8 dimensions per head at a time held in registers over
+  // every position (G x C accumulators): each sum runs over the positions in order, as it
+  // would through memory.
+  constexpr int C = 12 / G;
+  for (int d0 = 0; d0 < hd; d0 += 8 * C) {
+    const int n = std::min(C, (hd - d0) / 8);
+    v8f acc[G][C] = {};
+    for (int j = 0; j <= last; ++j) {
+      const half_t* v = kv.v + kv.at(j) + d0;
+      v8f p[G];
+      for (int g = 0; g < G; ++g) p[g] = v8f{} + scores[g * stride + j] * inv[g];
+      for (int c = 0; c < C; ++c) {
+        if (c >= n) break;
+        const v8f vd = load8_half(v + 8 * c);
+        for (int g = 0; g < G; ++g) acc[g][c] += p[g] * vd;
+      }
+    }
+    for (int g = 0; g < G; ++g) {
+      for (int c = 0; c < n; ++c) store8(out + g * hd + d0 + 8 * c, acc[g][c]);
     }
   }
 }

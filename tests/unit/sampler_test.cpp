@@ -77,6 +77,24 @@ TEST_CASE("greedy picks the largest logit, ties to the lowest id") {
   CHECK(sampler.sample(logits, greedy, {}, rng).token == 1);
   Logits masked{-INFINITY, 0.5f, -INFINITY};
   CHECK(sampler.sample(masked, greedy, {}, rng).token == 1);
+
+  // A vocabulary as large as SmolLM2's plus a tail the vector loop leaves: the largest logit,
+  // twice, in the vector part, in the tail, and at the very first and last ids; a NaN never
+  // wins. The answer is the scalar scan's first maximum.
+  const std::size_t vocab = 49152 + 5;
+  Sampler large(static_cast<std::int32_t>(vocab));
+  std::mt19937 values(3);
+  std::uniform_real_distribution<float> logit(-10.0f, 10.0f);
+  for (const std::size_t first : {std::size_t{0}, std::size_t{7}, std::size_t{8}, std::size_t{4097},
+                                  vocab - 5, vocab - 1}) {
+    CAPTURE(first);
+    Logits row(vocab);
+    for (auto& x : row) x = logit(values);
+    row[100] = NAN;
+    row[first] = 20.0f;
+    if (first + 9 < vocab) row[first + 9] = 20.0f;  // the same maximum again, later
+    CHECK(large.sample(row, greedy, {}, rng).token == static_cast<std::int32_t>(first));
+  }
 }
 
 TEST_CASE("top_k of 1 is greedy whatever the temperature") {

@@ -290,6 +290,11 @@ TEST_CASE("a grammar that would explode is refused, not built") {
             .find("too large") != std::string::npos);
   CHECK(error_of(schema_source, R"({"type":"array","items":{"type":"string"},"minItems":1000000})")
             .find("too large") != std::string::npos);
+  // A part that can match nothing, repeated: every step would walk all its copies.
+  CHECK(error_of(regex_grammar, "(a||||||||b|){3000}").find("too ambiguous") != std::string::npos);
+  CHECK(error("root ::= (\"x\" | \"y\" | \"z\" | \"\"){5000}").find("too ambiguous") != std::string::npos);
+  CHECK(error("root ::= (\"x\" | \"y\"){5000}") == "(no error)");  // each copy matches a byte
+  CHECK(error("root ::= (\"x\" | \"\"){50}") == "(no error)");
 }
 
 // The bound is on the algorithm (linear: ~0.1 s here, 1-2 s under ASan; a pass per rule would
@@ -308,6 +313,16 @@ TEST_CASE("a chain of rules written last-first compiles in time linear in the gr
   REQUIRE(CompiledGrammar::compile(std::move(g), toy_vocabulary(), compiled).ok());
   CHECK(matches(compiled, std::string(kRules - 1, 'a') + "b"));
   CHECK(!matches(compiled, std::string(kRules - 2, 'a') + "b"));
+}
+
+// Each head (a position and the frame below it) is expanded once per closure; expanding every
+// path took 150^4 of them here (the fuzz input that found it timed out in the constructor).
+TEST_CASE("a repeated group of empty alternatives expands each head once" * doctest::timeout(10)) {
+  std::string text = "root ::= (\"X\" ";
+  for (int i = 0; i < 150; ++i) text += "| ";
+  text += "| y){2,4} \".\"\ny ::= [\\u00e0-\\u00ff] | \"A\"\n";
+  const auto g = gbnf(text);
+  check_table(g, {".", "X.", "XA.", "AXXA.", "é."}, {"XXXXX.", "XAXAX.", "X", "B."});
 }
 
 TEST_CASE("tool calls: one or several, each naming a listed function with arguments of its schema") {

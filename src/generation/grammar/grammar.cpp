@@ -273,6 +273,27 @@ Status Grammar::finish(std::uint32_t root) {
       }
     }
   }
+  // The heads a closure from a rule's start expands (Matcher::closure, each once): an element
+  // is one, a reference adds the referenced rule's, and the walk goes on past elements that
+  // can match the empty string. Without left recursion the rules that come first form no
+  // cycle, so each rule's figure is computed once its firsts' are (when the walk leaves it).
+  // A part that can match the empty string repeated n times adds n times its own: a grammar
+  // whose figure far exceeds its size would take that many steps for every byte matched.
+  const std::size_t max_heads = kMaxClosureBase + kMaxClosurePerElement * elements_;
+  std::vector<std::size_t> heads(n, 0);
+  const auto closure_heads = [&](std::uint32_t r) {
+    std::size_t total = 0;
+    for (const auto& alt : rules_[r].alternatives) {
+      std::size_t i = 0;
+      for (; i < alt.size(); ++i) {
+        total += alt[i].kind == Element::Kind::rule ? 1 + heads[alt[i].value] : 1;
+        if (alt[i].kind != Element::Kind::rule || !nullable[alt[i].value]) break;
+      }
+      if (i == alt.size()) ++total;  // the end element
+      total = std::min(total, max_heads + 1);
+    }
+    return total;
+  };
   for (std::uint32_t start = 0; start < n; ++start) {
     if (color[start] != 0) continue;
     path.push_back({start, 0});
@@ -281,6 +302,12 @@ Status Grammar::finish(std::uint32_t root) {
       auto& [at, next] = path.back();
       if (next == firsts[at].size()) {
         color[at] = 2;
+        heads[at] = closure_heads(at);
+        if (heads[at] > max_heads) {
+          return Status::invalid("the grammar is too ambiguous: rule '" + rules_[at].name + "' alone may hold over " +
+                                 std::to_string(max_heads) + " parser states at one step (a part that can match "
+                                 "the empty string, repeated many times, does that)");
+        }
         path.pop_back();
         continue;
       }

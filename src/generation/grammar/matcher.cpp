@@ -220,17 +220,81 @@ void Matcher::Frames::rollback(std::size_t size) {
   }
 }
 
+namespace {
+
+// The heads one closure has expanded: an open-addressing set (linear probing, at most half
+// full) whose entries belong to the current closure when their stamp is its stamp, so that
+// starting the next one clears nothing.
+class SeenHeads {
+ public:
+  void start() {
+    if (++stamp_ == 0) {  // wrapped: forget every older stamp
+      std::fill(stamps_.begin(), stamps_.end(), 0u);
+      stamp_ = 1;
+    }
+    count_ = 0;
+  }
+  // False when the closure has met `key` before.
+  bool insert(std::uint64_t key) {
+    if ((count_ + 1) * 2 > keys_.size()) grow();
+    for (auto i = slot(key);; i = (i + 1) & (keys_.size() - 1)) {
+      if (stamps_[i] != stamp_) {
+        keys_[i] = key;
+        stamps_[i] = stamp_;
+        ++count_;
+        return true;
+      }
+      if (keys_[i] == key) return false;
+    }
+  }
+
+ private:
+  std::size_t slot(std::uint64_t key) const noexcept {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (keys_.size() - 1);
+  }
+  void grow() {
+    std::vector<std::uint64_t> keys;
+    keys.swap(keys_);
+    std::vector<std::uint32_t> stamps;
+    stamps.swap(stamps_);
+    keys_.assign(std::max<std::size_t>(64, keys.size() * 2), 0);
+    stamps_.assign(keys_.size(), 0);
+    count_ = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (stamps[i] == stamp_) insert(keys[i]);
+    }
+  }
+
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::uint32_t> stamps_;
+  std::uint32_t stamp_ = 0;
+  std::size_t count_ = 0;
+};
+
+// The heads expanded since the last advance() or constructor began: a head reached again, from
+// another start or by another path, adds nothing new to the same output.
+SeenHeads& seen_heads() {
+  thread_local SeenHeads seen;
+  return seen;
+}
+
+}  // namespace
+
 void Matcher::closure(const CompiledGrammar& g, Frames& frames, Head start, std::vector<Head>& heads,
                       bool& reached_root, bool& reached_beyond) {
   // Without left recursion (Grammar::finish) every path consumes a byte or returns to a
-  // shallower frame before it meets the same rule again, so this ends; ambiguous grammars can
-  // reach one head by several paths, hence the dedup by the caller.
+  // shallower frame before it meets the same rule again, so this ends. Ambiguous grammars
+  // reach one head by several paths: a head (a position and the interned frame below it) has
+  // one future, so each is expanded once per advance (seen_heads); without that, a repeated
+  // group of empty alternatives ((a | | ... |){2,4}) takes exponentially many paths.
   thread_local std::vector<Head> work;
+  SeenHeads& seen = seen_heads();
   const auto base = work.size();
   work.push_back(start);
   while (work.size() > base) {
     const Head h = work.back();
     work.pop_back();
+    if (!seen.insert(std::uint64_t{h.pos} << 32 | h.parent)) continue;
     const Element e = g.code[h.pos];
     switch (e.kind) {
       case Element::Kind::bytes:
@@ -264,6 +328,7 @@ void Matcher::closure(const CompiledGrammar& g, Frames& frames, Head start, std:
 void Matcher::advance(const CompiledGrammar& g, Frames& frames, std::span<const Head> heads,
                       std::uint8_t byte, std::vector<Head>& out, bool& reached_root,
                       bool& reached_beyond) {
+  seen_heads().start();
   for (const auto& h : heads) {
     if (g.sets[g.code[h.pos].value].test(byte)) {
       closure(g, frames, {h.pos + 1, h.parent}, out, reached_root, reached_beyond);
@@ -278,6 +343,7 @@ void Matcher::advance(const CompiledGrammar& g, Frames& frames, std::span<const 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar) : grammar_(std::move(grammar)) {
   const auto& g = *grammar_;
   bool beyond = false;
+  seen_heads().start();
   for (auto a = g.rule_alternatives_begin[g.root]; a < g.rule_alternatives_begin[g.root + 1]; ++a)
     closure(g, frames_, {g.alternative_starts[a], kRoot}, heads_, accepting_, beyond);
   std::ranges::sort(heads_);

@@ -51,6 +51,11 @@ class Grammar {
 
   // Bounds on what a grammar may grow to: elements over all rules, and rules.
   static constexpr std::size_t kMaxElements = 1 << 20;
+  // The parser states one step may start from a rule (finish()): a base plus a multiple of the
+  // grammar's elements, so that an alternation of many strings passes and a repeated group
+  // that can be empty ((a | ){5000}) does not.
+  static constexpr std::size_t kMaxClosureBase = 4096;
+  static constexpr std::size_t kMaxClosurePerElement = 2;
   static constexpr std::size_t kMaxRules = 1 << 17;
 
   // A new rule, defined later with define(); names need not be unique.
@@ -67,7 +72,8 @@ class Grammar {
   Element repeat(std::string_view name, const Sequence& body, std::int64_t min, std::int64_t max);
 
   // Checks and freezes; the start rule is `root`. Errors: "rule 'x' is referenced but not
-  // defined", "rule 'x' is left-recursive", "the grammar matches nothing", "too large".
+  // defined", "rule 'x' is left-recursive", "the grammar matches nothing", "too large", "too
+  // ambiguous".
   Status finish(std::uint32_t root);
 
   // Set by the builders when a bound is crossed; finish() reports it.

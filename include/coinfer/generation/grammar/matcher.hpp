@@ -143,7 +143,9 @@ class Matcher {
     void grow();
   };
   // The closure of `start` (references expanded, ends returned from) appended to `heads`;
-  // sets `reached_root`/`reached_beyond` where an end returns to kRoot/kBeyond.
+  // sets `reached_root`/`reached_beyond` where an end returns to kRoot/kBeyond. Heads already
+  // expanded since the current advance() (or the constructor) began are skipped: their
+  // results are in `heads` and the flags already.
   static void closure(const CompiledGrammar& g, Frames& frames, Head start, std::vector<Head>& heads,
                       bool& reached_root, bool& reached_beyond);
   // Heads after `byte` from `heads`, deduplicated.

@@ -110,26 +110,19 @@ void attend(const float* q, const KvRows& kv, int last, float scale, float* scor
       max[g] = std::max(max[g], score);
     }
   }
-  // e^(score - max), eight at a time; the tail's lanes past `last` are -inf, so e^ gives 0.
+  // e^(score - max) with libm's expf and summed in order. Eight at a time (simd::exp8, a
+  // Cephes polynomial, and eight partial sums) was measured a few percent faster at 16 streams
+  // and moved which near-ties INT8's greedy answers flip: on an AVX-512 VNNI CPU INT8 then
+  // equalled FP32's 16 greedy tokens on 4 of the 10 reference prompts, under the bound of 5
+  // (tests/reference/llm_reference_test.cpp; docs/BENCHMARKS.md).
   for (int g = 0; g < G; ++g) {
     float* sg = scores + g * stride;
-    v8f sum = {};
-    int j = 0;
-    for (; j + 8 <= last + 1; j += 8) {
-      const v8f e = simd::exp8(load8(sg + j) - max[g]);
-      store8(sg + j, e);
-      sum += e;
+    float sum = 0;
+    for (int j = 0; j <= last; ++j) {
+      sg[j] = std::exp(sg[j] - max[g]);
+      sum += sg[j];
     }
-    if (j <= last) {
-      float tail[8];
-      for (int l = 0; l < 8; ++l)
-        tail[l] = j + l <= last ? sg[j + l] : -std::numeric_limits<float>::infinity();
-      const v8f e = simd::exp8(load8(tail) - max[g]);
-      store8(tail, e);
-      std::copy_n(tail, last + 1 - j, sg + j);
-      sum += e;
-    }
-    inv[g] = 1.0f / hsum8(sum);
+    inv[g] = 1.0f / sum;
   }
   // The weighted values, C vectors of 8 dimensions per head at a time held in registers over
   // every position (G x C accumulators): each sum runs over the positions in order, as it

@@ -21,7 +21,8 @@
 //                over the triad's bytes per second is the share of the memory bandwidth used;
 //                and through BlockLinear as precision "int4" holds the layer (Q4_1 blocks, the
 //                head Q8_0), copies adding up to the same weight count: calls per second over
-//                the INT8 kernel's, and its block bytes per second over the triad's
+//                the INT8 kernel's, and its block bytes per second over the triad's; at
+//                M = 64 (a prompt chunk), its GFLOP/s over oneDNN's INT8 GEMM's
 //
 //   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 //
@@ -326,6 +327,7 @@ constexpr LinearShape kDecodeShapes[] = {
     {"smollm2.head", 576, 49152, Activation::none, 32},
 };
 constexpr int kDecodeRows[] = {1, 8};
+constexpr int kPrefillRows = 64;  // a prompt chunk: the block kernel's arithmetic, not its bytes
 constexpr std::size_t kDecodeStepBytes = std::size_t{128} << 20;  // ~ SmolLM2's INT8 weights
 constexpr int kMaxBatchRows = 64;
 
@@ -447,7 +449,8 @@ void llm_blocks(benchmark::State& state, LinearShape s, int m) {
     std::vector<std::byte> blocks;
     ggml_quantize(static_cast<std::uint32_t>(head ? GgmlType::q8_0 : GgmlType::q4_1), weight.data(),
                   weight.size(), blocks);
-    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, 8, layers[i]); !status) {
+    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, std::max(8, m), layers[i]);
+        !status) {
       state.SkipWithError(status.message().c_str());
       return;
     }
@@ -468,6 +471,7 @@ void llm_blocks(benchmark::State& state, LinearShape s, int m) {
   state.counters["bytes"] = benchmark::Counter(static_cast<double>(layers[0].weight_bytes()),
                                                benchmark::Counter::kIsIterationInvariantRate);
   state.counters["calls"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+  set_flops_counter(state, m, s);
 }
 
 // The peer: a = b + s * c over three FP32 arrays of kDecodeStepBytes together; bytes counts
@@ -610,6 +614,19 @@ std::vector<Comparison> register_benchmarks() {
       comparisons.push_back({label + ": int4 blocks / INT8 kernel (calls/s)", blocks, ours, "calls"});
       comparisons.push_back({label + ": int4 blocks / triad (GB/s)", blocks, "llm/triad", "bytes"});
     }
+    // A prompt chunk's rows: the Q4_1 block kernel's arithmetic against oneDNN's INT8 GEMM
+    // (u8 x s8, no side channels) created for exactly these rows, as precision "int8" runs
+    // prefill.
+    if (std::string_view(s.name) == "smollm2.head") continue;  // prefill's head: one row
+    const std::string shape = std::string(s.name) + "/M:" + std::to_string(kPrefillRows);
+    const std::string blocks = "llm/int4_blocks/" + shape;
+    const std::string peer = "llm/onednn_int8/" + shape;
+    benchmark::RegisterBenchmark(blocks.c_str(), llm_blocks, s, kPrefillRows)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(peer.c_str(), onednn_gemm, s, kPrefillRows)->Unit(benchmark::kMicrosecond);
+    comparisons.push_back({"llm " + std::string(s.name) + " " + std::to_string(s.k) + "→" +
+                               std::to_string(s.n) + ", M " + std::to_string(kPrefillRows) +
+                               ": int4 blocks / oneDNN INT8 (GFLOP/s)",
+                           blocks, peer, "flops"});
   }
   return comparisons;
 }

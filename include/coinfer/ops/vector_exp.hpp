@@ -4,7 +4,8 @@
 #include <cstring>
 
 // Eight-float vectors (GCC/Clang vector extensions: one AVX2 register under -march=x86-64-v3,
-// two SSE registers otherwise) and e^x on them, for the CPU kernels' softmaxes and SwiGLU.
+// two SSE registers otherwise) and e^x on them: the BERT attention's softmax takes its
+// exponentials from here; the LLM's attention and the sampler use the vector type alone.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // 32-byte vectors by value without AVX: internal use

@@ -222,9 +222,11 @@ void Matcher::Frames::rollback(std::size_t size) {
 
 namespace {
 
-// The heads one closure has expanded: an open-addressing set (linear probing, at most half
-// full) whose entries belong to the current closure when their stamp is its stamp, so that
-// starting the next one clears nothing.
+// The heads expanded since start(): an open-addressing set (linear probing, at most half
+// full) whose entries belong to the current round when their stamp is its stamp, so that
+// starting the next one clears nothing. Most rounds expand a handful of heads (a token set's
+// computation runs one per trie node): the first kUntracked go unrecorded, so at most that
+// many are expanded twice, and those rounds pay a counter instead of a hash.
 class SeenHeads {
  public:
   void start() {
@@ -233,9 +235,18 @@ class SeenHeads {
       stamp_ = 1;
     }
     count_ = 0;
+    expanded_ = 0;
   }
-  // False when the closure has met `key` before.
+  // False when the round has recorded `key` before.
   bool insert(std::uint64_t key) {
+    if (++expanded_ <= kUntracked) return true;
+    return record(key);
+  }
+
+ private:
+  static constexpr std::size_t kUntracked = 32;
+
+  bool record(std::uint64_t key) {
     if ((count_ + 1) * 2 > keys_.size()) grow();
     for (auto i = slot(key);; i = (i + 1) & (keys_.size() - 1)) {
       if (stamps_[i] != stamp_) {
@@ -247,8 +258,6 @@ class SeenHeads {
       if (keys_[i] == key) return false;
     }
   }
-
- private:
   std::size_t slot(std::uint64_t key) const noexcept {
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (keys_.size() - 1);
   }
@@ -261,14 +270,15 @@ class SeenHeads {
     stamps_.assign(keys_.size(), 0);
     count_ = 0;
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      if (stamps[i] == stamp_) insert(keys[i]);
+      if (stamps[i] == stamp_) record(keys[i]);
     }
   }
 
   std::vector<std::uint64_t> keys_;
   std::vector<std::uint32_t> stamps_;
   std::uint32_t stamp_ = 0;
-  std::size_t count_ = 0;
+  std::size_t count_ = 0;     // recorded this round
+  std::size_t expanded_ = 0;  // insert() calls this round
 };
 
 // The heads expanded since the last advance() or constructor began: a head reached again, from

@@ -6,6 +6,11 @@
 // ws_max_in_flight: so a client that sends faster than it reads holds at most that many
 // requests and replies in server memory, and TCP pushes back on it (backpressure). A handler
 // that streams (WebSocketStream::send) waits while ws_max_in_flight messages are unsent.
+//
+// On stop the reader goes on reading for kDrainReadWindow, up to twice ws_max_in_flight, so
+// the messages a client wrote before the stop (already in the socket, or in the reader's
+// buffer while it waited for a slot) are answered like the ones read before it; then it
+// stops, and the writer closes with 1001 once the last reply is written.
 #include <spdlog/spdlog.h>
 
 #include <boost/asio.hpp>
@@ -27,6 +32,8 @@ namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kMessagePadding = 64;  // for in-place JSON parsing (simdjson)
+// How long after stop() messages are still read: those already on the wire when it came.
+constexpr auto kDrainReadWindow = std::chrono::milliseconds(100);
 
 struct Outgoing {
   std::string text;
@@ -35,7 +42,7 @@ struct Outgoing {
 
 struct SessionState {
   SessionState(const asio::any_io_executor& ex, std::size_t max_unsent)
-      : max_unsent(max_unsent), reader_wake(ex), writer_wake(ex), sent(ex) {
+      : max_unsent(max_unsent), reader_wake(ex), writer_wake(ex), sent(ex), drain_window(ex) {
     sent.expires_at(asio::steady_timer::time_point::max());  // an event with many waiters
   }
 
@@ -43,6 +50,8 @@ struct SessionState {
   std::size_t in_flight = 0;     // read and not yet written back
   const std::size_t max_unsent;  // streamed messages wait for room below this
   bool reading_done = false;
+  bool drain_read_over = false;  // stop() came and kDrainReadWindow has passed
+  bool close_sent = false;       // what is read after this cannot be answered
   bool writer_done = false;
   bool broken = false;  // a write failed: what is left is dropped
   websocket::close_code close_code = websocket::close_code::normal;
@@ -52,6 +61,7 @@ struct SessionState {
   // Cancelled after every write: wakes all the handlers waiting in WebSocketStream::send.
   // Its expiry never changes, so waiting does not cancel the other waiters.
   asio::steady_timer sent;
+  asio::steady_timer drain_window;  // ends the reading after stop()
   // One per message being handled: a client that goes away cancels them (queued requests are
   // then dropped before compute).
   std::list<asio::cancellation_signal> cancellations;
@@ -98,12 +108,12 @@ asio::awaitable<std::string> handle(const WebSocketHandler& handler, std::string
   co_return reply;
 }
 
-// Writes replies as they come. On stop (Connection::stopping), once nothing is in flight it
-// sends the close (1001) itself: the reader may be parked in a read the client never
-// completes, and Beast finishes that read when the client's close frame arrives.
+// Writes replies as they come. On stop (Connection::stopping), once the drain's reading window
+// is over and nothing is in flight it sends the close (1001) itself: the reader may be parked
+// in a read the client never completes, and Beast finishes that read when the client's close
+// frame arrives.
 template <class Stream>
-asio::awaitable<void> write_replies(Stream& ws, Connection& c,
-                                    std::shared_ptr<SessionState> state) {
+asio::awaitable<void> write_replies(Stream& ws, std::shared_ptr<SessionState> state) {
   for (;;) {
     if (!state->replies.empty()) {
       const Outgoing reply = std::move(state->replies.front());
@@ -120,10 +130,11 @@ asio::awaitable<void> write_replies(Stream& ws, Connection& c,
       }
       continue;
     }
-    if (state->in_flight == 0 && (state->reading_done || c.stopping)) break;
+    if (state->in_flight == 0 && (state->reading_done || state->drain_read_over)) break;
     co_await wait(state->writer_wake);
   }
   if (!state->reading_done) state->close_code = websocket::close_code::going_away;
+  state->close_sent = true;
   if (!state->broken && ws.is_open()) co_await ws.async_close(state->close_code, use_tuple);
   state->writer_done = true;
   state->reader_wake.cancel();
@@ -151,20 +162,27 @@ asio::awaitable<void> run_websocket_over(Connection& c, Next& next,
   auto state = std::make_shared<SessionState>(executor, config.ws_max_in_flight);
   SessionStream stream(*state);  // outlives the handlers: the session waits for the writer
   // stop() must not cancel the stream's I/O, which would abort a reply being written: it
-  // wakes both loops, the reader stops taking messages and the writer closes when done.
+  // wakes the reader (which may take up to twice as many messages in flight while the
+  // window lasts), and when the window ends the reader stops and the writer closes once done.
   c.on_stop = [state] {
     state->reader_wake.cancel();
-    state->writer_wake.cancel();
+    state->drain_window.expires_after(kDrainReadWindow);
+    state->drain_window.async_wait([state](boost::system::error_code) {
+      state->drain_read_over = true;
+      state->reader_wake.cancel();
+      state->writer_wake.cancel();
+    });
   };
-  asio::co_spawn(executor, write_replies(ws, c, state), asio::detached);
+  asio::co_spawn(executor, write_replies(ws, state), asio::detached);
 
   beast::flat_buffer buffer;
   bool peer_gone = false;
   for (;;) {
-    while (state->in_flight >= config.ws_max_in_flight && !c.stopping) {
+    while (state->in_flight >= (c.stopping ? 2 : 1) * config.ws_max_in_flight &&
+           !state->drain_read_over) {
       co_await wait(state->reader_wake);
     }
-    if (c.stopping) {
+    if (state->drain_read_over) {
       state->close_code = websocket::close_code::going_away;
       break;
     }
@@ -177,6 +195,7 @@ asio::awaitable<void> run_websocket_over(Connection& c, Next& next,
       peer_gone = !c.stopping;
       break;
     }
+    if (state->close_sent) break;  // written after our close reached the client: unanswered
     if (!ws.got_text()) {
       state->close_code = websocket::close_code::unknown_data;  // 1003
       break;

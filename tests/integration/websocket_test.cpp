@@ -235,6 +235,38 @@ TEST_CASE("on stop, replies still being written reach a slow reader, then the cl
   CHECK(client.read_until_closed() == 1001);  // going away
 }
 
+TEST_CASE("on stop, messages sent before it are answered even while the connection was at its cap") {
+  auto config = test_config();
+  config.ws_max_in_flight = 2;
+  WsServer server(config);
+  server.slow().set_open(false);
+  WsClient client(server.port());
+  // Two slow requests fill the connection's slots; two more wait unread in the socket.
+  client.send(message("slow", "s0", 1));
+  client.send(message("slow", "s1", 1));
+  for (int i = 0; i < 2; ++i) client.send(message("identity", "i" + std::to_string(i), 1));
+  server.slow().wait_held();
+  for (int i = 0; i < 200 && server.slow_queue_depth() < 1; ++i) std::this_thread::sleep_for(5ms);
+  REQUIRE(server.slow_queue_depth() == 1);
+  CHECK(server.identity_rows_computed() == 0);  // unread: the reader is at its cap
+  server.stop();
+  std::set<std::string> ids;
+  for (int i = 0; i < 2; ++i) {  // taken in the drain, answered while the slow ones still wait
+    const auto reply = client.receive();
+    const auto at = reply.find(R"("id":")") + 6;
+    ids.insert(reply.substr(at, reply.find('"', at) - at));
+  }
+  CHECK(ids == std::set<std::string>{"i0", "i1"});
+  server.slow().set_open(true);
+  for (int i = 0; i < 2; ++i) {
+    const auto reply = client.receive();
+    const auto at = reply.find(R"("id":")") + 6;
+    ids.insert(reply.substr(at, reply.find('"', at) - at));
+  }
+  CHECK(ids.size() == 4);
+  CHECK(client.read_until_closed() == 1001);
+}
+
 TEST_CASE("on stop, an idle websocket connection is closed with 1001 at once") {
   WsServer server;
   WsClient client(server.port());

@@ -327,6 +327,13 @@ constexpr LinearShape kDecodeShapes[] = {
     {"smollm2.head", 576, 49152, Activation::none, 32},
 };
 constexpr int kDecodeRows[] = {1, 8};
+// The side channels as the served model keeps them (up to 128 per layer, 256 for down; 7,463
+// over the model), at one stream and at 16: what the epilogue's FP16 side pass costs there.
+constexpr LinearShape kServedSideShapes[] = {
+    {"smollm2.gate_up.side128", 576, 3072, Activation::none, 128},
+    {"smollm2.down.side256", 1536, 576, Activation::none, 256},
+};
+constexpr int kServedRows[] = {1, 16};
 constexpr int kPrefillRows = 64;  // a prompt chunk: the block kernel's arithmetic, not its bytes
 constexpr std::size_t kDecodeStepBytes = std::size_t{128} << 20;  // ~ SmolLM2's INT8 weights
 constexpr int kMaxBatchRows = 64;
@@ -404,7 +411,7 @@ void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
   const std::size_t copies = std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
   const std::vector<int> channels = side_channels(s);
   Int8LinearOptions options;
-  options.max_batch = 8;
+  options.max_batch = std::max(m, 8);
   options.fp32_input_channels = channels;
   // As LlamaModel runs its layers: FP16 side-channel weights, small-M kernels up to its rows.
   options.fp16_side_weights = LlamaOptions{}.fp16_side_weights;
@@ -598,6 +605,12 @@ std::vector<Comparison> register_benchmarks() {
     }
   }
   benchmark::RegisterBenchmark("llm/triad", triad)->Unit(benchmark::kMillisecond);
+  for (const LinearShape& s : kServedSideShapes) {
+    for (const int m : kServedRows) {
+      const std::string name = "llm/served_side/" + std::string(s.name) + "/M:" + std::to_string(m);
+      benchmark::RegisterBenchmark(name.c_str(), llm_gemm, s, m, true)->Unit(benchmark::kMicrosecond);
+    }
+  }
   for (const LinearShape& s : kDecodeShapes) {
     for (const int m : kDecodeRows) {
       const std::string shape = std::string(s.name) + "/M:" + std::to_string(m);

@@ -57,8 +57,8 @@ struct Int8Linear::State {
 
   std::vector<int> side_channels;  // the FP32 input channels c_j, ascending; usually empty
   std::vector<float> side_weight;  // FP32 [channels, n]: W[:, c_j] transposed, one row per c_j
-  std::vector<std::uint16_t> side_half;  // the same in FP16 instead, when asked (side_weight
-                                         // is then empty)
+  std::vector<std::uint16_t> side_half;  // the same in FP16 instead, when asked, in panels of
+                                         // 16 columns (side_panel_at; side_weight is empty)
   std::vector<float> side_x;       // FP32 [gemm_rows, channels]: x[m][c_j] of the chunk
   std::vector<std::uint32_t> keep;  // [k]: 0 at the side channels, all ones elsewhere (the
                                     // channels that set a row's activation scale)
@@ -162,86 +162,120 @@ void epilogue_row(const std::int32_t* a, int cols, const std::int32_t* comp, flo
   }
 }
 
-// FP16 side-channel weights (Int8LinearOptions::fp16_side_weights): after a first pass that
-// dequantizes, passes of up to 8 channels add x[m][c_j] * W[n][c_j] with W widened from FP16
-// (F16C, eight columns at a time; the same fused multiply-adds, channel by channel, in the
-// tail), then ReLU on the last when asked.
-template <int Count, bool Relu>
-void side_pass_half(int cols, const float* xs, const std::uint16_t* sw, std::size_t stride,
-                    float* out) {
-  int c = 0;
-  for (; c + 8 <= cols; c += 8) {
-    __m256 v = _mm256_loadu_ps(out + c);
-    for (int j = 0; j < Count; ++j) {
-      const __m128i h = _mm_loadu_si128(
-          reinterpret_cast<const __m128i*>(sw + static_cast<std::size_t>(j) * stride + c));
-      v = _mm256_fmadd_ps(_mm256_set1_ps(xs[j]), _mm256_cvtph_ps(h), v);
+// FP16 side-channel weights (Int8LinearOptions::fp16_side_weights) are stored in panels of
+// side_panel_columns output columns: panel p holds, channel after channel, the 16 weights of
+// columns 16p..16p+15 (zeros past out_features). An epilogue over a range of columns reads
+// its side weights as one contiguous stream, which the hardware prefetchers follow; rows of
+// [channels, out_features] put each channel's few columns on another page, and the loads
+// waited on memory (half of the side pass's samples in a profile at 16 decode streams).
+constexpr int side_panel_columns = 16;
+
+std::size_t side_panel_at(int channels, int j, int c) noexcept {
+  return (static_cast<std::size_t>(c / side_panel_columns) * static_cast<std::size_t>(channels) +
+          static_cast<std::size_t>(j)) * side_panel_columns +
+         static_cast<std::size_t>(c % side_panel_columns);
+}
+
+// After the first pass has dequantized every row, a tile of `Rows` rows adds
+// x[m][c_j] * W[n][c_j] for all the side channels, eight columns at a time, the tile's sums
+// held in registers across the channels: each weight is widened from FP16 (F16C) once for the
+// tile instead of once per row. Every element still gets the same fused multiply-adds in the
+// same order (channel by channel from the dequantized value, ReLU last when asked), so its
+// bits are those of a row-at-a-time loop. Columns [c0, c1) of rows `stride` floats apart.
+template <int Rows, bool Relu>
+void side_tile_half(int c0, int c1, int side, const float* xs, const std::uint16_t* panels,
+                    std::size_t stride, float* out) {
+  const auto xs_stride = static_cast<std::size_t>(side);
+  int c = c0;
+  for (; c < c1; c += 8) {
+    if (c % 8 != 0 || c + 8 > c1) break;
+    const std::uint16_t* sw = panels + side_panel_at(side, 0, c);
+    __m256 acc[Rows];
+#pragma GCC unroll 8
+    for (int r = 0; r < Rows; ++r) acc[r] = _mm256_loadu_ps(out + r * stride + c);
+    for (int j = 0; j < side; ++j) {
+      const __m256 w = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+          sw + static_cast<std::size_t>(j) * side_panel_columns)));
+#pragma GCC unroll 8
+      for (int r = 0; r < Rows; ++r) {
+        acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(xs[r * xs_stride + j]), w, acc[r]);
+      }
     }
-    if (Relu) v = _mm256_max_ps(v, _mm256_setzero_ps());
-    _mm256_storeu_ps(out + c, v);
+#pragma GCC unroll 8
+    for (int r = 0; r < Rows; ++r) {
+      _mm256_storeu_ps(out + r * stride + c,
+                       Relu ? _mm256_max_ps(acc[r], _mm256_setzero_ps()) : acc[r]);
+    }
   }
-  for (; c < cols; ++c) {
-    float v = out[c];
-    for (int j = 0; j < Count; ++j) {
-      v = std::fma(xs[j], _cvtsh_ss(sw[static_cast<std::size_t>(j) * stride + c]), v);
+  for (; c < c1; ++c) {  // a range that does not start or end on eight columns
+    for (int r = 0; r < Rows; ++r) {
+      float v = out[r * stride + c];
+      for (int j = 0; j < side; ++j) {
+        v = std::fma(xs[r * xs_stride + j], _cvtsh_ss(panels[side_panel_at(side, j, c)]), v);
+      }
+      out[r * stride + c] = Relu ? std::max(v, 0.0f) : v;
     }
-    out[c] = Relu ? std::max(v, 0.0f) : v;
   }
 }
 
-using SidePassHalf = void (*)(int, const float*, const std::uint16_t*, std::size_t, float*);
+constexpr int side_tile_rows = 8;
 
-template <bool Relu, int... Count>
-constexpr std::array<SidePassHalf, sizeof...(Count)> side_passes_half(
-    std::integer_sequence<int, Count...>) {
-  return {&side_pass_half<Count, Relu>...};
+using SideTileHalf = void (*)(int, int, int, const float*, const std::uint16_t*, std::size_t,
+                              float*);
+
+template <bool Relu, int... Rows>
+constexpr std::array<SideTileHalf, sizeof...(Rows)> side_tiles_half(
+    std::integer_sequence<int, Rows...>) {
+  return {&side_tile_half<Rows + 1, Relu>...};
 }
 
+// The tile for 1..side_tile_rows rows.
 template <bool Relu>
-SidePassHalf side_pass_half_for(int count) {
-  static constexpr auto passes = side_passes_half<Relu>(
-      std::make_integer_sequence<int, side_channels_per_pass + 1>{});
-  return passes[static_cast<std::size_t>(count)];
-}
-
-void epilogue_row_half(const std::int32_t* a, int cols, const std::int32_t* comp, float rs,
-                       const float* col_scale, const float* bias, bool relu, int side,
-                       const float* xs, const std::uint16_t* side_weight, std::size_t side_stride,
-                       float* out) {
-  (relu && side == 0 ? epilogue_pass_for<true, true>(0) : epilogue_pass_for<true, false>(0))(
-      a, cols, comp, rs, col_scale, bias, xs, nullptr, side_stride, out);
-  for (int done = 0; done < side;) {
-    const int count = std::min(side - done, side_channels_per_pass);
-    const bool last = done + count == side;
-    (last && relu ? side_pass_half_for<true>(count) : side_pass_half_for<false>(count))(
-        cols, xs + done, side_weight + static_cast<std::size_t>(done) * side_stride, side_stride,
-        out);
-    done += count;
-  }
+SideTileHalf side_tile_half_for(int rows) {
+  static constexpr auto tiles =
+      side_tiles_half<Relu>(std::make_integer_sequence<int, side_tile_rows>{});
+  return tiles[static_cast<std::size_t>(rows - 1)];
 }
 
 // The epilogue of m rows (above) over columns [c0, c1) of n; GELU is a second pass over the
 // row while it is in L1 (gelu() in a loop does not vectorize; gelu_in_place() does, with the
 // same bits). side: the number of FP32 side channels; side_x FP32 [m, side], side_weight FP32
-// [side, n] (or, when side_half is not null, side_half FP16 [side, n]); acc and y are [m, n].
+// [side, n] (or, when side_half is not null, side_half FP16 in panels: side_panel_at); acc and
+// y are [m, n].
 void epilogue(const std::int32_t* acc, int m, int n, int c0, int c1, const std::int32_t* comp,
               const float* row_scale, const float* col_scale, const float* bias,
               Activation activation, int side, const float* side_x, const float* side_weight,
               const std::uint16_t* side_half, float* y) {
   const auto stride = static_cast<std::size_t>(n);
   const auto first = static_cast<std::size_t>(c0);
+  if (side_half != nullptr && side > 0) {
+    for (int r = 0; r < m; ++r) {
+      const std::size_t offset = static_cast<std::size_t>(r) * stride + first;
+      epilogue_pass_for<true, false>(0)(acc + offset, c1 - c0, comp + first, row_scale[r],
+                                        col_scale + first, bias + first, nullptr, nullptr,
+                                        stride, y + offset);
+    }
+    const bool relu = activation == Activation::relu;
+    for (int r = 0; r < m; r += side_tile_rows) {
+      const int rows = std::min(side_tile_rows, m - r);
+      (relu ? side_tile_half_for<true>(rows) : side_tile_half_for<false>(rows))(
+          c0, c1, side, side_x + static_cast<std::size_t>(r) * static_cast<std::size_t>(side),
+          side_half, stride, y + static_cast<std::size_t>(r) * stride);
+    }
+    if (activation == Activation::gelu) {
+      for (int r = 0; r < m; ++r) {
+        gelu_in_place(y + static_cast<std::size_t>(r) * stride + first,
+                      static_cast<std::size_t>(c1 - c0));
+      }
+    }
+    return;
+  }
   for (int r = 0; r < m; ++r) {
     const std::size_t offset = static_cast<std::size_t>(r) * stride + first;
     const float* xs = side_x + static_cast<std::size_t>(r) * static_cast<std::size_t>(side);
-    if (side_half != nullptr) {
-      epilogue_row_half(acc + offset, c1 - c0, comp + first, row_scale[r], col_scale + first,
-                        bias + first, activation == Activation::relu, side, xs,
-                        side_half + first, stride, y + offset);
-    } else {
-      epilogue_row(acc + offset, c1 - c0, comp + first, row_scale[r], col_scale + first,
-                   bias + first, activation == Activation::relu, side, xs, side_weight + first,
-                   stride, y + offset);
-    }
+    epilogue_row(acc + offset, c1 - c0, comp + first, row_scale[r], col_scale + first,
+                 bias + first, activation == Activation::relu, side, xs, side_weight + first,
+                 stride, y + offset);
     if (activation == Activation::gelu) {
       gelu_in_place(y + offset, static_cast<std::size_t>(c1 - c0));
     }
@@ -420,9 +454,16 @@ Status Int8Linear::create(std::span<const float> weight, std::span<const float> 
       int8_weight = masked_weight;
     }
     if (options.fp16_side_weights && !s->side_weight.empty()) {
-      s->side_half.resize(s->side_weight.size());
-      for (std::size_t i = 0; i < s->side_weight.size(); ++i) {
-        s->side_half[i] = _cvtss_sh(s->side_weight[i], _MM_FROUND_TO_NEAREST_INT);
+      const int side = static_cast<int>(side_channels.size());
+      const int columns = (out_features + side_panel_columns - 1) / side_panel_columns *
+                          side_panel_columns;
+      s->side_half.assign(side_panel_at(side, 0, columns), 0);
+      for (int j = 0; j < side; ++j) {
+        for (int c = 0; c < out_features; ++c) {
+          s->side_half[side_panel_at(side, j, c)] =
+              _cvtss_sh(s->side_weight[static_cast<std::size_t>(j) * n + static_cast<std::size_t>(c)],
+                        _MM_FROUND_TO_NEAREST_INT);
+        }
       }
       s->side_weight = {};
     }
@@ -575,7 +616,8 @@ Status Int8Linear::forward(const float* x, int m, float* y) {
       // every row and finished by the epilogue while its accumulators are in cache. Every
       // weight byte is read from memory once per chunk of rows.
       const SmallMWeights& w = s->small_m_weights;
-      const int grain = small_m_column_grain(w);
+      // Chunks start on a side-weight panel (grains are powers of two).
+      const int grain = std::max(small_m_column_grain(w), side_panel_columns);
       const int tiles = (s->n + grain - 1) / grain;
       // About four chunks per thread: even shares when a thread is slowed, few hand-overs.
       const int chunk = std::max(1, tiles / (4 * std::max(compute_team_size(), 1)));

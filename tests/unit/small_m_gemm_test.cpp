@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "coinfer/core/half.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/ops/small_m_gemm.hpp"
@@ -210,6 +211,62 @@ TEST_CASE("int8 linear gives the same bits through the small-M kernel and throug
       }
     }
     set_compute_threads(1);
+  }
+}
+
+TEST_CASE("fp16 side channels give the bits of fp32 ones holding the same values") {
+  // The FP16 epilogue adds the side channels for tiles of up to 8 rows at a time; the FP32 one
+  // a row at a time. With side weights that FP16 holds exactly, both make the same fused
+  // multiply-adds in the same order for every element: the same bits, on both GEMM paths,
+  // for batches that fill, split and leave part of a tile, and column counts off the vector.
+  struct Case {
+    int n, k, side;
+    Activation activation;
+  };
+  const Case cases[] = {{960, 576, 40, Activation::none},
+                        {70, 100, 3, Activation::relu},
+                        {384, 1536, 20, Activation::gelu}};
+  for (const Case& c : cases) {
+    auto w = random_normal(std::size_t(c.n) * c.k, 21, 0.05f);
+    const auto b = random_normal(std::size_t(c.n), 22, 0.1f);
+    std::vector<int> channels;
+    for (int j = 0; j < c.side; ++j) channels.push_back((j * 37 + 5) % c.k);
+    std::sort(channels.begin(), channels.end());
+    channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
+    for (int o = 0; o < c.n; ++o) {
+      for (int ch : channels) {
+        float& v = w[std::size_t(o) * c.k + ch];
+        v = half_to_float(float_to_half(v));
+      }
+    }
+    auto x = random_normal(std::size_t(32) * c.k, 23, 1.0f);
+    for (int r = 0; r < 32; ++r) {
+      for (int ch : channels) x[std::size_t(r) * c.k + ch] *= 30.0f;
+    }
+    for (const int small_m_rows : {16, 0}) {
+      Int8LinearOptions options;
+      options.max_batch = 32;
+      options.fp32_input_channels = channels;
+      options.small_m_rows = small_m_rows;
+      Int8Linear fp32, fp16;
+      REQUIRE(Int8Linear::create(w, b, c.n, c.k, c.activation, options, fp32).ok());
+      options.fp16_side_weights = true;
+      REQUIRE(Int8Linear::create(w, b, c.n, c.k, c.activation, options, fp16).ok());
+      for (const int threads : {1, 2}) {
+        set_compute_threads(threads);
+        for (const int m : {1, 3, 8, 9, 16, 17, 32}) {
+          CAPTURE(c.n);
+          CAPTURE(small_m_rows);
+          CAPTURE(m);
+          CAPTURE(threads);
+          std::vector<float> ya(std::size_t(m) * c.n), yb(ya.size());
+          REQUIRE(fp32.forward(x.data(), m, ya.data()).ok());
+          REQUIRE(fp16.forward(x.data(), m, yb.data()).ok());
+          CHECK(ya == yb);
+        }
+      }
+      set_compute_threads(1);
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "coinfer/core/half.hpp"
 #include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/ops/small_m_gemm.hpp"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -160,6 +161,39 @@ __m256i broadcast4(const std::int8_t* p) noexcept {
 // faster left to it.
 inline void keep_in_register(__m256i& v) noexcept { __asm__("" : "+x"(v)); }
 
+// A block's integer dot products (one 32-bit lane per channel) into the tile's sums: times the
+// weights' d and the activations' scale, plus for Q4_1 the weights' m times the activations'
+// scaled sum.
+template <WeightBlocks F, int R>
+inline void scale_block(const std::byte* w, const Rows& x, int r0, int b, const __m256i* dots,
+                        __m256* acc) noexcept {
+  const __m256 dw = load_halves(w);
+  for (int r = 0; r < R; ++r) {
+    const std::size_t at = static_cast<std::size_t>(r0 + r) * x.blocks + b;
+    acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, _mm256_broadcast_ss(x.d + at)), acc[r]);
+    if constexpr (F == WeightBlocks::q4_1)
+      acc[r] = _mm256_fmadd_ps(load_halves(w + 16), _mm256_broadcast_ss(x.sum + at), acc[r]);
+  }
+}
+
+// y[r0 + r][0..valid) = acc[r] + bias.
+template <int R>
+inline void store_tile(const __m256* acc, int r0, const float* bias, float* y, int y_stride,
+                       int valid) noexcept {
+  const __m256 bv = _mm256_loadu_ps(bias);
+  for (int r = 0; r < R; ++r) {
+    float* out = y + static_cast<std::size_t>(r0 + r) * y_stride;
+    const __m256 v = _mm256_add_ps(acc[r], bv);
+    if (valid == kLanes) {
+      _mm256_storeu_ps(out, v);
+    } else {
+      alignas(32) float lanes[kLanes];
+      _mm256_store_ps(lanes, v);
+      std::memcpy(out, lanes, static_cast<std::size_t>(valid) * sizeof(float));
+    }
+  }
+}
+
 // Rows r0 .. r0 + R - 1 of one group of 8 channels: y[r][0..valid) = x[r] . W[c] + bias[c].
 template <WeightBlocks F, int R>
 void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y, int y_stride,
@@ -199,26 +233,51 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
         }
       }
     }
-    const __m256 dw = load_halves(w);
-    for (int r = 0; r < R; ++r) {
-      const std::size_t at = static_cast<std::size_t>(r0 + r) * x.blocks + b;
-      acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[r]), _mm256_mul_ps(dw, _mm256_broadcast_ss(x.d + at)), acc[r]);
-      if constexpr (F == WeightBlocks::q4_1)
-        acc[r] = _mm256_fmadd_ps(load_halves(w + 16), _mm256_broadcast_ss(x.sum + at), acc[r]);
-    }
+    scale_block<F, R>(w, x, r0, b, dots, acc);
   }
-  const __m256 bv = _mm256_loadu_ps(bias);
-  for (int r = 0; r < R; ++r) {
-    float* out = y + static_cast<std::size_t>(r0 + r) * y_stride;
-    const __m256 v = _mm256_add_ps(acc[r], bv);
-    if (valid == kLanes) {
-      _mm256_storeu_ps(out, v);
+  store_tile<R>(acc, r0, bias, y, y_stride, valid);
+}
+
+// AVX-512 VNNI on 256-bit vectors (AVX512VL): vpdpbusd multiplies u8 by s8 and adds each
+// lane's four products to its 32-bit sum in one instruction, where AVX2 takes vpmaddubsw, an
+// add and, per block, vpmaddwd. The integer sums are the same (exact either way: the AVX2 16-bit
+// sums cannot overflow), and so are the bits of every output.
+template <WeightBlocks F, int R>
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512vnni"))) void tile_vnni(
+    const std::byte* w, const Rows& x, int r0, const float* bias, float* y, int y_stride,
+    int valid) noexcept {
+  const __m256i low = _mm256_set1_epi8(0x0f);
+  __m256 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+  for (int b = 0; b < x.blocks; ++b, w += group_block_bytes<F>()) {
+    _mm_prefetch(reinterpret_cast<const char*>(w) + 4 * group_block_bytes<F>(), _MM_HINT_T0);
+    const std::byte* values = w + values_offset<F>();
+    __m256i dots[R];
+    for (int r = 0; r < R; ++r) dots[r] = _mm256_setzero_si256();
+    if constexpr (F == WeightBlocks::q4_1) {
+      for (int chunk = 0; chunk < 4; ++chunk) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + 32 * chunk));
+        const __m256i w0 = _mm256_and_si256(v, low);
+        const __m256i w1 = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+        for (int r = 0; r < R; ++r) {
+          const std::int8_t* a = x.q + static_cast<std::size_t>(r0 + r) * x.k + b * kBlock + 8 * chunk;
+          dots[r] = _mm256_dpbusd_epi32(dots[r], w0, broadcast4(a));
+          dots[r] = _mm256_dpbusd_epi32(dots[r], w1, broadcast4(a + 4));
+        }
+      }
     } else {
-      alignas(32) float lanes[kLanes];
-      _mm256_store_ps(lanes, v);
-      std::memcpy(out, lanes, static_cast<std::size_t>(valid) * sizeof(float));
+      for (int step = 0; step < 8; ++step) {
+        const __m256i ws = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + 32 * step));
+        const __m256i magnitude = _mm256_sign_epi8(ws, ws);
+        for (int r = 0; r < R; ++r) {
+          const std::int8_t* a = x.q + static_cast<std::size_t>(r0 + r) * x.k + b * kBlock + 4 * step;
+          dots[r] = _mm256_dpbusd_epi32(dots[r], magnitude, _mm256_sign_epi8(broadcast4(a), ws));
+        }
+      }
     }
+    scale_block<F, R>(w, x, r0, b, dots, acc);
   }
+  store_tile<R>(acc, r0, bias, y, y_stride, valid);
 }
 #else
 template <WeightBlocks F, int R>
@@ -259,19 +318,28 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
 #endif
 
 // Groups [group_begin, group_end) of 8 channels for every row.
-template <WeightBlocks F>
+template <WeightBlocks F, bool Vnni>
 void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m, const float* bias,
             int group_begin, int group_end, float* y, int n) noexcept {
+  auto run = [&]<int R>(const std::byte* w, int r0, int c0, int valid) {
+#if defined(COINFER_BLOCK_AVX2)
+    if constexpr (Vnni) {
+      tile_vnni<F, R>(w, x, r0, bias + c0, y + c0, n, valid);
+      return;
+    }
+#endif
+    tile<F, R>(w, x, r0, bias + c0, y + c0, n, valid);
+  };
   for (int g = group_begin; g < group_end; ++g) {
     const std::byte* w = weights + static_cast<std::size_t>(g) * group_bytes;
     const int c0 = g * kLanes;
     const int valid = std::min(kLanes, n - c0);
     int r0 = 0;
-    for (; r0 + kTileRows <= m; r0 += kTileRows) tile<F, kTileRows>(w, x, r0, bias + c0, y + c0, n, valid);
+    for (; r0 + kTileRows <= m; r0 += kTileRows) run.template operator()<kTileRows>(w, r0, c0, valid);
     switch (m - r0) {
-      case 3: tile<F, 3>(w, x, r0, bias + c0, y + c0, n, valid); break;
-      case 2: tile<F, 2>(w, x, r0, bias + c0, y + c0, n, valid); break;
-      case 1: tile<F, 1>(w, x, r0, bias + c0, y + c0, n, valid); break;
+      case 3: run.template operator()<3>(w, r0, c0, valid); break;
+      case 2: run.template operator()<2>(w, r0, c0, valid); break;
+      case 1: run.template operator()<1>(w, r0, c0, valid); break;
       default: break;
     }
   }
@@ -296,6 +364,7 @@ struct BlockLinear::State {
   std::vector<float> bias;         // padded to whole groups, zeros without one
   std::vector<std::int8_t> xq;
   std::vector<float> xd, xsum;
+  bool vnni = false;  // tile_vnni (AVX-512 VNNI on 256-bit vectors) instead of tile (AVX2)
 };
 
 BlockLinear::BlockLinear() = default;
@@ -305,7 +374,7 @@ BlockLinear& BlockLinear::operator=(BlockLinear&&) noexcept = default;
 
 Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> blocks,
                            std::span<const float> bias, int out_features, int in_features,
-                           int max_batch, BlockLinear& out) {
+                           int max_batch, BlockLinear& out, bool vnni) {
   if (out_features < 1 || in_features < kBlock || in_features % kBlock != 0 || in_features > 65536 ||
       max_batch < 1) {
     return Status::invalid("block linear: " + std::to_string(out_features) + " outputs over " +
@@ -328,6 +397,13 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
   s->n = out_features;
   s->k = in_features;
   s->max_batch = max_batch;
+#if defined(COINFER_BLOCK_AVX2)
+  // As the INT8 small-M kernels choose theirs: the CPU's VNNI, unless oneDNN's ISA is capped
+  // below it (ONEDNN_MAX_CPU_ISA=AVX2 runs the AVX2 tiles on any machine).
+  s->vnni = vnni && detect_small_m_isa() == SmallMIsa::avx512_vnni;
+#else
+  (void)vnni;
+#endif
   s->groups = (out_features + kLanes - 1) / kLanes;
   s->group_bytes = static_cast<std::size_t>(count) * group_block_bytes(format);
   s->weights.resize(s->group_bytes * static_cast<std::size_t>(s->groups));
@@ -365,10 +441,13 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
   const int grain = std::max(1, std::min(8, s.groups / (4 * std::max(1, compute_team_size()))));
   parallel_for(s.groups, grain, 0, [&](int, std::int64_t b, std::int64_t e) {
     const auto begin = static_cast<int>(b), end = static_cast<int>(e);
+    const auto* w = s.weights.data();
     if (s.format == WeightBlocks::q4_1) {
-      groups<WeightBlocks::q4_1>(s.weights.data(), s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
+      (s.vnni ? groups<WeightBlocks::q4_1, true> : groups<WeightBlocks::q4_1, false>)(
+          w, s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
     } else {
-      groups<WeightBlocks::q8_0>(s.weights.data(), s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
+      (s.vnni ? groups<WeightBlocks::q8_0, true> : groups<WeightBlocks::q8_0, false>)(
+          w, s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
     }
   });
   return {};
@@ -380,7 +459,7 @@ int BlockLinear::out_features() const noexcept { return state_->n; }
 int BlockLinear::max_batch() const noexcept { return state_->max_batch; }
 const char* BlockLinear::kernel() const noexcept {
 #if defined(COINFER_BLOCK_AVX2)
-  return "avx2";
+  return state_->vnni ? "avx512_vnni" : "avx2";
 #else
   return "portable";
 #endif

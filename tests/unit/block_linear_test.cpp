@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "coinfer/core/half.hpp"
@@ -166,6 +167,32 @@ TEST_CASE("block linear gives a row the same bits alone, in any batch and on any
       }
     }
     set_compute_threads(1);
+  }
+}
+
+TEST_CASE("block linear gives the same bits with AVX-512 VNNI as with AVX2") {
+  // The VNNI tiles add a block's products in 32 bits with vpdpbusd where AVX2 adds them in 16
+  // (exact either way): every output must match, in both formats, for every tile height.
+  std::mt19937 rng(6);
+  for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
+    const int n = 203, k = 1536, m = 11;
+    Case c = make_case(f, n, k, rng);
+    BlockLinear best, avx2;
+    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, best).ok());
+    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, avx2, /*vnni=*/false).ok());
+    if (std::string(best.kernel()) != "avx512_vnni") {
+      MESSAGE("SKIPPED: " << best.kernel() << ": no AVX-512 VNNI here (or oneDNN capped below it)");
+      return;
+    }
+    CHECK(std::string(avx2.kernel()) == "avx2");
+    const auto x = activations(m, k, rng);
+    for (int rows = 1; rows <= m; ++rows) {
+      CAPTURE(rows);
+      std::vector<float> a(static_cast<std::size_t>(rows) * n), b(a.size());
+      REQUIRE(best.forward(x.data(), rows, a.data()).ok());
+      REQUIRE(avx2.forward(x.data(), rows, b.data()).ok());
+      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    }
   }
 }
 

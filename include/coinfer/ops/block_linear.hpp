@@ -30,7 +30,7 @@ std::size_t weight_block_bytes(WeightBlocks format) noexcept;
 //
 // Columns are split over the compute team (compute_threads.hpp); rows run in tiles of up to 4
 // that share each weight block from registers, so a step of a few rows reads every weight byte
-// once. AVX2 (the build's x86-64-v3) or portable C++. forward() allocates nothing. One instance
+// once. AVX2 (the build's x86-64-v3), AVX-512 VNNI chosen at run time, or portable C++. forward() allocates nothing. One instance
 // is never run concurrently; distinct instances may be.
 class BlockLinear {
  public:
@@ -43,10 +43,11 @@ class BlockLinear {
 
   // blocks: out_features rows of in_features / 32 blocks each (in_features a multiple of 32,
   // at most 65,536), copied. bias: FP32 [out_features] or empty for none. forward() takes up to
-  // max_batch rows.
+  // max_batch rows. vnni: use AVX-512 VNNI where the CPU has it (and oneDNN's ISA is not capped
+  // below it); false keeps the AVX2 tiles, which give the same bits.
   static Status create(WeightBlocks format, std::span<const std::byte> blocks,
                        std::span<const float> bias, int out_features, int in_features,
-                       int max_batch, BlockLinear& out);
+                       int max_batch, BlockLinear& out, bool vnni = true);
 
   // x: FP32 [m, in_features]; y: FP32 [m, out_features]; 1 <= m <= max_batch; no overlap.
   // A row's result does not depend on m or on the other rows.
@@ -56,7 +57,7 @@ class BlockLinear {
   int in_features() const noexcept;
   int out_features() const noexcept;
   int max_batch() const noexcept;
-  const char* kernel() const noexcept;  // "avx2" or "portable"
+  const char* kernel() const noexcept;  // "avx512_vnni", "avx2" or "portable"
   std::size_t weight_bytes() const noexcept;  // the blocks and the bias
 
  private:

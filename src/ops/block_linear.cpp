@@ -241,7 +241,9 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
 // AVX-512 VNNI on 256-bit vectors (AVX512VL): vpdpbusd multiplies u8 by s8 and adds each
 // lane's four products to its 32-bit sum in one instruction, where AVX2 takes vpmaddubsw, an
 // add and, per block, vpmaddwd. The integer sums are the same (exact either way: the AVX2 16-bit
-// sums cannot overflow), and so are the bits of every output.
+// sums cannot overflow), and so are the bits of every output. Its own function beside tile()
+// rather than a branch in it: only this one is compiled for the AVX-512 target, and the
+// intrinsics cannot be inlined into code built for AVX2.
 template <WeightBlocks F, int R>
 __attribute__((target("avx512f,avx512vl,avx512bw,avx512vnni"))) void tile_vnni(
     const std::byte* w, const Rows& x, int r0, const float* bias, float* y, int y_stride,

@@ -187,8 +187,7 @@ void side_tile_half(int c0, int c1, int side, const float* xs, const std::uint16
                     std::size_t stride, float* out) {
   const auto xs_stride = static_cast<std::size_t>(side);
   int c = c0;
-  for (; c < c1; c += 8) {
-    if (c % 8 != 0 || c + 8 > c1) break;
+  for (; c % 8 == 0 && c + 8 <= c1; c += 8) {
     const std::uint16_t* sw = panels + side_panel_at(side, 0, c);
     __m256 acc[Rows];
 #pragma GCC unroll 8

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
@@ -238,49 +239,201 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
   store_tile<R>(acc, r0, bias, y, y_stride, valid);
 }
 
-// AVX-512 VNNI on 256-bit vectors (AVX512VL): vpdpbusd multiplies u8 by s8 and adds each
-// lane's four products to its 32-bit sum in one instruction, where AVX2 takes vpmaddubsw, an
-// add and, per block, vpmaddwd. The integer sums are the same (exact either way: the AVX2 16-bit
-// sums cannot overflow), and so are the bits of every output. Its own function beside tile()
-// rather than a branch in it: only this one is compiled for the AVX-512 target, and the
-// intrinsics cannot be inlined into code built for AVX2.
-template <WeightBlocks F, int R>
-__attribute__((target("avx512f,avx512vl,avx512bw,avx512vnni"))) void tile_vnni(
-    const std::byte* w, const Rows& x, int r0, const float* bias, float* y, int y_stride,
-    int valid) noexcept {
-  const __m256i low = _mm256_set1_epi8(0x0f);
-  __m256 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-  for (int b = 0; b < x.blocks; ++b, w += group_block_bytes<F>()) {
-    _mm_prefetch(reinterpret_cast<const char*>(w) + 4 * group_block_bytes<F>(), _MM_HINT_T0);
-    const std::byte* values = w + values_offset<F>();
-    __m256i dots[R];
-    for (int r = 0; r < R; ++r) dots[r] = _mm256_setzero_si256();
-    if constexpr (F == WeightBlocks::q4_1) {
-      for (int chunk = 0; chunk < 4; ++chunk) {
-        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + 32 * chunk));
-        const __m256i w0 = _mm256_and_si256(v, low);
-        const __m256i w1 = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
-        for (int r = 0; r < R; ++r) {
-          const std::int8_t* a = x.q + static_cast<std::size_t>(r0 + r) * x.k + b * kBlock + 8 * chunk;
-          dots[r] = _mm256_dpbusd_epi32(dots[r], w0, broadcast4(a));
-          dots[r] = _mm256_dpbusd_epi32(dots[r], w1, broadcast4(a + 4));
-        }
+// ---- AVX-512 VNNI: 16 output channels interleaved -------------------------------------------
+// Where the CPU has AVX-512 VNNI the weights are repacked in groups of 16 channels instead, so
+// a chunk of 4 inputs of every channel is one 512-bit vector and vpdpbusd (u8 x s8, four
+// products into each 32-bit lane) multiplies it with a row's 4 activations broadcast: twice the
+// channels per instruction of the 8-lane layout, and one instruction where AVX2 takes a
+// vpmaddubsw, an add and per block a vpmaddwd. A block: the 16 channels' d (FP16), then for
+// Q4_1 their m (FP16), for Q8_0 each channel's block sum of q negated (INT16), then the values
+// (Q4_1: 4 chunks as the 8-lane layout's, 64 bytes each; Q8_0: 8 chunks of 64 bytes).
+// - Q4_1: the nibbles are the unsigned operand, the activations the signed one.
+// - Q8_0: the weights are signed, so the activations are the unsigned operand, stored as
+//   q + 128 (forward() flips their top bit); a block's sum then starts at -128 x the channel's
+//   block sum, which leaves exactly x . w. No per-row sign fix-ups as AVX2 needs.
+// The integer sums equal the AVX2 tiles' and are scaled by the same FP32 operations in the same
+// order, so every output has the same bits.
+constexpr int kWideLanes = 16;
+
+template <WeightBlocks F>
+constexpr std::size_t wide_block_bytes() noexcept {
+  return F == WeightBlocks::q4_1 ? 32 + 32 + 256 : 32 + 32 + 512;
+}
+std::size_t wide_block_bytes(WeightBlocks f) noexcept {
+  return f == WeightBlocks::q4_1 ? wide_block_bytes<WeightBlocks::q4_1>() : wide_block_bytes<WeightBlocks::q8_0>();
+}
+constexpr std::size_t kWideValues = 64;  // d, then m or the negated sums
+
+void repack_wide_group(WeightBlocks f, const std::byte* blocks, std::size_t row_bytes, int channels,
+                       int count, std::byte* out) noexcept {
+  const std::size_t bytes = wide_block_bytes(f);
+  for (int b = 0; b < count; ++b, out += bytes) {
+    std::memset(out, 0, bytes);
+    for (int c = 0; c < channels; ++c) {
+      const std::byte* block = blocks + static_cast<std::size_t>(c) * row_bytes + b * weight_block_bytes(f);
+      std::memcpy(out + 2 * c, block, 2);  // d
+      std::byte* values = out + kWideValues;
+      if (f == WeightBlocks::q8_0) {
+        int sum = 0;
+        for (int j = 0; j < kBlock; ++j) sum += static_cast<std::int8_t>(block[2 + j]);
+        const auto negated = static_cast<std::int16_t>(-sum);  // |sum| <= 32 x 128
+        std::memcpy(out + 32 + 2 * c, &negated, 2);
+        for (int step = 0; step < 8; ++step) std::memcpy(values + 64 * step + 4 * c, block + 2 + 4 * step, 4);
+        continue;
       }
-    } else {
-      for (int step = 0; step < 8; ++step) {
-        const __m256i ws = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + 32 * step));
-        const __m256i magnitude = _mm256_sign_epi8(ws, ws);
-        for (int r = 0; r < R; ++r) {
-          const std::int8_t* a = x.q + static_cast<std::size_t>(r0 + r) * x.k + b * kBlock + 4 * step;
-          dots[r] = _mm256_dpbusd_epi32(dots[r], magnitude, _mm256_sign_epi8(broadcast4(a), ws));
+      std::memcpy(out + 32 + 2 * c, block + 2, 2);  // m
+      const auto nibble = [&](int j) {
+        const auto byte = static_cast<std::uint8_t>(block[4 + (j % 16)]);
+        return j < 16 ? (byte & 0x0f) : (byte >> 4);
+      };
+      for (int chunk = 0; chunk < 4; ++chunk) {
+        for (int i = 0; i < 4; ++i) {
+          const int packed = nibble(8 * chunk + i) | nibble(8 * chunk + 4 + i) << 4;
+          values[64 * chunk + 4 * c + i] = static_cast<std::byte>(packed);
         }
       }
     }
-    scale_block<F, R>(w, x, r0, b, dots, acc);
   }
-  store_tile<R>(acc, r0, bias, y, y_stride, valid);
 }
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512vnni")
+// GCC 12 takes the "undefined" pass-through operand of the masked builtins behind
+// _mm512_cvtepi32_ps, _mm512_cvtph_ps and others for a read of an uninitialized variable.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+namespace wide {
+// vpdpbusd written out: GCC 12 copies the intrinsic's accumulator to a fresh register and
+// spills a tile's sums on every step (as small_m_gemm.cpp found).
+inline __m512i dpbusd(__m512i c, __m512i u8, __m512i s8) noexcept {
+  asm("vpdpbusd %2, %1, %0" : "+v"(c) : "v"(u8), "v"(s8));
+  return c;
+}
+
+inline __m512i broadcast4(const std::int8_t* p) noexcept {
+  std::int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return _mm512_set1_epi32(v);
+}
+
+// How far ahead of its loads each group's weights are prefetched, one line per load.
+constexpr int kPrefetchBytes = 2048;
+
+// Rows r0 .. r0 + R - 1 of V adjacent groups of 16 channels (group_bytes apart):
+// y[r][0..valid) = x[r] . W[c] + bias[c].
+template <WeightBlocks F, int R, int V>
+void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, const float* bias,
+          float* y, int y_stride, int valid) noexcept {
+  const __m512i low = _mm512_set1_epi8(0x0f);
+  __m512 acc[R][V];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+  for (int b = 0; b < x.blocks; ++b, w += wide_block_bytes<F>()) {
+    const std::byte* values[V];
+    for (int v = 0; v < V; ++v) values[v] = w + v * group_bytes + kWideValues;
+    __m512i dots[R][V];
+    if constexpr (F == WeightBlocks::q4_1) {
+      for (int r = 0; r < R; ++r) {
+        for (int v = 0; v < V; ++v) dots[r][v] = _mm512_setzero_si512();
+      }
+      for (int chunk = 0; chunk < 4; ++chunk) {
+        __m512i w0[V], w1[V];
+        for (int v = 0; v < V; ++v) {
+          _mm_prefetch(reinterpret_cast<const char*>(values[v]) + 64 * chunk + kPrefetchBytes, _MM_HINT_T0);
+          const __m512i packed = _mm512_loadu_si512(values[v] + 64 * chunk);
+          w0[v] = _mm512_and_si512(packed, low);
+          w1[v] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), low);
+        }
+        for (int r = 0; r < R; ++r) {
+          const std::int8_t* a = x.q + static_cast<std::size_t>(r0 + r) * x.k + b * kBlock + 8 * chunk;
+          const __m512i a0 = broadcast4(a), a1 = broadcast4(a + 4);
+          for (int v = 0; v < V; ++v) dots[r][v] = dpbusd(dpbusd(dots[r][v], w0[v], a0), w1[v], a1);
+        }
+      }
+    } else {
+      for (int v = 0; v < V; ++v) {
+        const __m512i negated = _mm512_cvtepi16_epi32(_mm256_loadu_si256(
+            reinterpret_cast<const __m256i*>(w + v * group_bytes + 32)));
+        const __m512i start = _mm512_slli_epi32(negated, 7);  // -128 x the block sum
+        for (int r = 0; r < R; ++r) dots[r][v] = start;
+      }
+      for (int step = 0; step < 8; ++step) {
+        __m512i ws[V];
+        for (int v = 0; v < V; ++v) {
+          _mm_prefetch(reinterpret_cast<const char*>(values[v]) + 64 * step + kPrefetchBytes, _MM_HINT_T0);
+          ws[v] = _mm512_loadu_si512(values[v] + 64 * step);
+        }
+        for (int r = 0; r < R; ++r) {
+          // q + 128: the activations' top bit flipped by forward()
+          const __m512i a = broadcast4(x.q + static_cast<std::size_t>(r0 + r) * x.k + b * kBlock + 4 * step);
+          for (int v = 0; v < V; ++v) dots[r][v] = dpbusd(dots[r][v], a, ws[v]);
+        }
+      }
+    }
+    for (int v = 0; v < V; ++v) {
+      const std::byte* g = w + v * group_bytes;
+      const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g)));
+      for (int r = 0; r < R; ++r) {
+        const std::size_t at = static_cast<std::size_t>(r0 + r) * x.blocks + b;
+        acc[r][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r][v]), _mm512_mul_ps(dw, _mm512_set1_ps(x.d[at])),
+                                    acc[r][v]);
+        if constexpr (F == WeightBlocks::q4_1) {
+          const __m512 mw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g + 32)));
+          acc[r][v] = _mm512_fmadd_ps(mw, _mm512_set1_ps(x.sum[at]), acc[r][v]);
+        }
+      }
+    }
+  }
+  for (int v = 0; v < V; ++v) {
+    const int left = valid - kWideLanes * v;
+    if (left <= 0) break;
+    const auto mask = static_cast<__mmask16>(left >= kWideLanes ? 0xffff : (1u << left) - 1);
+    const __m512 bv = _mm512_loadu_ps(bias + kWideLanes * v);
+    for (int r = 0; r < R; ++r) {
+      float* out = y + static_cast<std::size_t>(r0 + r) * y_stride + kWideLanes * v;
+      _mm512_mask_storeu_ps(out, mask, _mm512_add_ps(acc[r][v], bv));
+    }
+  }
+}
+
+// Tiles: up to 4 rows take 2 groups at a time (8 integer and 8 FP32 sums in registers); more
+// rows take one group at a time, 8 rows a tile, so that the first pass over a group's weights
+// (the one that waits on memory) already serves 8 rows rather than leaving the next 4 to a
+// second pass once they are in cache.
+constexpr int kPairRows = 4;
+constexpr int kSingleRows = 8;
+
+// Groups [group_begin, group_end) of 16 channels for every row.
+template <WeightBlocks F>
+void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m, const float* bias,
+            int group_begin, int group_end, float* y, int n) noexcept {
+  auto run = [&]<int R, int V>(const std::byte* w, int r0, int c0) {
+    tile<F, R, V>(w, group_bytes, x, r0, bias + c0, y + c0, n, std::min(V * kWideLanes, n - c0));
+  };
+  // Rows r0 .. m - 1 in tiles of up to T rows over V groups from w.
+  auto rows = [&]<int T, int V>(const std::byte* w, int c0) {
+    int r0 = 0;
+    for (; r0 + T <= m; r0 += T) run.template operator()<T, V>(w, r0, c0);
+    [&]<int... R>(std::integer_sequence<int, R...>) {
+      ((m - r0 == R + 1 ? run.template operator()<R + 1, V>(w, r0, c0) : void()), ...);
+    }(std::make_integer_sequence<int, T - 1>{});
+  };
+  for (int g = group_begin; g < group_end;) {
+    const std::byte* w = weights + static_cast<std::size_t>(g) * group_bytes;
+    const int c0 = g * kWideLanes;
+    if (m <= kPairRows && g + 2 <= group_end) {
+      rows.template operator()<kPairRows, 2>(w, c0);
+      g += 2;
+    } else {
+      rows.template operator()<kSingleRows, 1>(w, c0);
+      g += 1;
+    }
+  }
+}
+}  // namespace wide
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
 #else
 template <WeightBlocks F, int R>
 void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y, int y_stride,
@@ -320,16 +473,10 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
 #endif
 
 // Groups [group_begin, group_end) of 8 channels for every row.
-template <WeightBlocks F, bool Vnni>
+template <WeightBlocks F>
 void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m, const float* bias,
             int group_begin, int group_end, float* y, int n) noexcept {
   auto run = [&]<int R>(const std::byte* w, int r0, int c0, int valid) {
-#if defined(COINFER_BLOCK_AVX2)
-    if constexpr (Vnni) {
-      tile_vnni<F, R>(w, x, r0, bias + c0, y + c0, n, valid);
-      return;
-    }
-#endif
     tile<F, R>(w, x, r0, bias + c0, y + c0, n, valid);
   };
   for (int g = group_begin; g < group_end; ++g) {
@@ -360,13 +507,14 @@ std::size_t weight_block_bytes(WeightBlocks format) noexcept {
 struct BlockLinear::State {
   WeightBlocks format = WeightBlocks::q4_1;
   int n = 0, k = 0, max_batch = 0;
-  int groups = 0;                  // of 8 output channels
-  std::size_t group_bytes = 0;     // repacked weights of one group (repack_group)
+  int lanes = 0;                   // output channels per group: 8, or 16 for the VNNI tiles
+  int groups = 0;
+  std::size_t group_bytes = 0;     // repacked weights of one group (repack_group, repack_wide_group)
   std::vector<std::byte> weights;  // groups x group_bytes
   std::vector<float> bias;         // padded to whole groups, zeros without one
   std::vector<std::int8_t> xq;
   std::vector<float> xd, xsum;
-  bool vnni = false;  // tile_vnni (AVX-512 VNNI on 256-bit vectors) instead of tile (AVX2)
+  bool vnni = false;  // wide::tile (AVX-512 VNNI, 16-channel groups) instead of tile (AVX2)
 };
 
 BlockLinear::BlockLinear() = default;
@@ -406,15 +554,17 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
 #else
   (void)vnni;
 #endif
-  s->groups = (out_features + kLanes - 1) / kLanes;
-  s->group_bytes = static_cast<std::size_t>(count) * group_block_bytes(format);
+  s->lanes = s->vnni ? kWideLanes : kLanes;
+  s->groups = (out_features + s->lanes - 1) / s->lanes;
+  s->group_bytes = static_cast<std::size_t>(count) * (s->vnni ? wide_block_bytes(format) : group_block_bytes(format));
   s->weights.resize(s->group_bytes * static_cast<std::size_t>(s->groups));
   for (int g = 0; g < s->groups; ++g) {
-    repack_group(format, blocks.data() + static_cast<std::size_t>(g) * kLanes * row_bytes, row_bytes,
-                 std::min(kLanes, out_features - g * kLanes), count,
-                 s->weights.data() + static_cast<std::size_t>(g) * s->group_bytes);
+    const std::byte* from = blocks.data() + static_cast<std::size_t>(g) * s->lanes * row_bytes;
+    const int channels = std::min(s->lanes, out_features - g * s->lanes);
+    std::byte* to = s->weights.data() + static_cast<std::size_t>(g) * s->group_bytes;
+    (s->vnni ? repack_wide_group : repack_group)(format, from, row_bytes, channels, count, to);
   }
-  s->bias.assign(static_cast<std::size_t>(s->groups) * kLanes, 0.0f);
+  s->bias.assign(static_cast<std::size_t>(s->groups) * s->lanes, 0.0f);
   std::copy(bias.begin(), bias.end(), s->bias.begin());
   const auto rows = static_cast<std::size_t>(max_batch);
   s->xq.resize(rows * static_cast<std::size_t>(in_features));
@@ -431,26 +581,35 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
                            std::to_string(s.max_batch) + " fit)");
   }
   const int blocks = s.k / kBlock;
+  const bool flip = s.vnni && s.format == WeightBlocks::q8_0;  // wide::tile's q + 128
   parallel_for(m, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
     for (auto r = b; r < e; ++r) {
-      quantize_row(x + r * s.k, s.k, s.xq.data() + r * s.k, s.xd.data() + r * blocks,
-                   s.xsum.data() + r * blocks);
+      std::int8_t* q = s.xq.data() + r * s.k;
+      quantize_row(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks);
+      if (flip) {
+        auto* u = reinterpret_cast<std::uint8_t*>(q);
+        for (int i = 0; i < s.k; ++i) u[i] ^= 0x80;
+      }
     }
   });
   const Rows rows{s.xq.data(), s.xd.data(), s.xsum.data(), s.k, blocks};
   // Chunks of groups small enough to balance two or more threads, large enough that each
-  // streams a contiguous run of weights.
-  const int grain = std::max(1, std::min(8, s.groups / (4 * std::max(1, compute_team_size()))));
-  parallel_for(s.groups, grain, 0, [&](int, std::int64_t b, std::int64_t e) {
-    const auto begin = static_cast<int>(b), end = static_cast<int>(e);
+  // streams a contiguous run of weights; the VNNI tiles take groups in pairs.
+  const int unit = s.vnni ? 2 : 1;
+  const int units = (s.groups + unit - 1) / unit;
+  const int grain = std::max(1, std::min(8 / unit, units / (4 * std::max(1, compute_team_size()))));
+  parallel_for(units, grain, 0, [&](int, std::int64_t b, std::int64_t e) {
+    const auto begin = static_cast<int>(b) * unit, end = std::min(s.groups, static_cast<int>(e) * unit);
     const auto* w = s.weights.data();
-    if (s.format == WeightBlocks::q4_1) {
-      (s.vnni ? groups<WeightBlocks::q4_1, true> : groups<WeightBlocks::q4_1, false>)(
+#if defined(COINFER_BLOCK_AVX2)
+    if (s.vnni) {
+      (s.format == WeightBlocks::q4_1 ? wide::groups<WeightBlocks::q4_1> : wide::groups<WeightBlocks::q8_0>)(
           w, s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
-    } else {
-      (s.vnni ? groups<WeightBlocks::q8_0, true> : groups<WeightBlocks::q8_0, false>)(
-          w, s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
+      return;
     }
+#endif
+    (s.format == WeightBlocks::q4_1 ? groups<WeightBlocks::q4_1> : groups<WeightBlocks::q8_0>)(
+        w, s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
   });
   return {};
 }

@@ -240,5 +240,11 @@ TEST_CASE("block linear refuses shapes, byte counts and row counts it cannot tak
   std::vector<float> x(96), y(6);
   s = layer.forward(x.data(), 3, y.data());
   CHECK(s.message().find("3 rows (1 to 2 fit)") != std::string::npos);
-  CHECK(layer.weight_bytes() == 160 + 8 * 4);  // a group of 8 channels (scales, mins, values), its biases
+  // One group of channels (scales, mins, values) and its biases: 8 channels for the AVX2 tiles,
+  // 16 for the VNNI ones.
+  if (std::string(layer.kernel()) == "avx512_vnni") {
+    CHECK(layer.weight_bytes() == 320 + 16 * 4);
+  } else {
+    CHECK(layer.weight_bytes() == 160 + 8 * 4);
+  }
 }

@@ -30,7 +30,8 @@ std::size_t weight_block_bytes(WeightBlocks format) noexcept;
 //
 // Columns are split over the compute team (compute_threads.hpp); rows run in tiles of up to 4
 // that share each weight block from registers, so a step of a few rows reads every weight byte
-// once. AVX2 (the build's x86-64-v3), AVX-512 VNNI chosen at run time, or portable C++.
+// once. AVX2 (the build's x86-64-v3: 8 channels a vector), AVX-512 VNNI chosen at run time (16
+// channels a 512-bit vector, vpdpbusd; the same bits), or portable C++.
 // forward() allocates nothing. One instance is never run concurrently; distinct instances may
 // be.
 class BlockLinear {

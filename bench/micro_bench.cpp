@@ -13,16 +13,13 @@
 //                alone for the same M, K, N, at the digits MLP's and all-MiniLM-L6-v2's shapes
 //                (M <= 16 runs coinfer's small-M kernel, small_m_gemm.hpp)
 //   llm/...      a language model's decode GEMMs at SmolLM2-135M's shapes, M = 1 and 8, through
-//                Int8Linear with the small-M kernel and with oneDNN's GEMM (small_m_rows 0),
-//                each over copies of the layer whose weights add up to SmolLM2's INT8 bytes
-//                per decode step (~128 MiB, so that every call streams its weights from
-//                memory, as a decode step does), against a STREAM-style triad
-//                (a = b + s * c) over the same number of bytes: INT8 weight bytes per second
-//                over the triad's bytes per second is the share of the memory bandwidth used;
-//                and through BlockLinear as precision "int4" holds the layer (Q4_1 blocks, the
-//                head Q8_0), copies adding up to the same weight count: calls per second over
-//                the INT8 kernel's, and its block bytes per second over the triad's; at
-//                M = 64 (a prompt chunk), its GFLOP/s over oneDNN's INT8 GEMM's
+//                BlockLinear as precision "int8" (Q8_0 blocks) and "int4" (Q4_1, the head
+//                Q8_0) hold the layer, each over copies of the layer whose weights add up to
+//                ~128 MiB (so that every call streams its weights from memory, as a decode step
+//                does): block bytes per second over a STREAM-style triad's (a = b + s * c) over
+//                the same number of bytes, the share of the memory bandwidth used; calls per
+//                second over oneDNN's INT8 GEMM's on the same copies (per-channel weights); at
+//                M = 64 (a prompt chunk), GFLOP/s over oneDNN's INT8 GEMM's
 //
 //   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 //
@@ -308,33 +305,21 @@ constexpr LinearShape kLinearShapes[] = {
     {"minilm.attention", 384, 384, Activation::none, 4},
     {"minilm.intermediate", 384, 1536, Activation::gelu, 4},
     {"minilm.output", 1536, 384, Activation::none, 4},
-    // SmolLM2-135M: hidden 576, MLP 1536; its linears keep the input channels whose largest
-    // activation exceeds twice the median channel's in FP32 (up to 128, 256 for the down
-    // projection; LlamaOptions): 32 here.
-    {"smollm2.attention", 576, 576, Activation::none, 32},
-    {"smollm2.down", 1536, 576, Activation::none, 32},
 };
 constexpr int kBatchRows[] = {1, 8, 64};
 
 // SmolLM2-135M's decode GEMMs: QKV 576 -> 960 (9 query and 3 KV heads of 64), the attention
 // output 576 -> 576, gate and up 576 -> 2 x 1536, down 1536 -> 576, the tied head 576 ->
-// 49,152; 32 FP32 side channels each, as the served layers keep tens.
+// 49,152.
 constexpr LinearShape kDecodeShapes[] = {
-    {"smollm2.qkv", 576, 960, Activation::none, 32},
-    {"smollm2.attention", 576, 576, Activation::none, 32},
-    {"smollm2.gate_up", 576, 3072, Activation::none, 32},
-    {"smollm2.down", 1536, 576, Activation::none, 32},
-    {"smollm2.head", 576, 49152, Activation::none, 32},
+    {"smollm2.qkv", 576, 960, Activation::none, 0},
+    {"smollm2.attention", 576, 576, Activation::none, 0},
+    {"smollm2.gate_up", 576, 3072, Activation::none, 0},
+    {"smollm2.down", 1536, 576, Activation::none, 0},
+    {"smollm2.head", 576, 49152, Activation::none, 0},
 };
 constexpr int kDecodeRows[] = {1, 8};
-// The side channels as the served model keeps them (up to 128 per layer, 256 for down; 7,463
-// over the model), at one stream and at 16: what the epilogue's FP16 side pass costs there.
-constexpr LinearShape kServedSideShapes[] = {
-    {"smollm2.gate_up.side128", 576, 3072, Activation::none, 128},
-    {"smollm2.down.side256", 1536, 576, Activation::none, 256},
-};
-constexpr int kServedRows[] = {1, 16};
-constexpr int kPrefillRows = 64;  // a prompt chunk: the block kernel's arithmetic, not its bytes
+constexpr int kPrefillRows = 64;  // a prompt chunk: the block kernels' arithmetic, not their bytes
 constexpr std::size_t kDecodeStepBytes = std::size_t{128} << 20;  // ~ SmolLM2's INT8 weights
 constexpr int kMaxBatchRows = 64;
 
@@ -404,18 +389,16 @@ void onednn_gemm(benchmark::State& state, LinearShape s, int m) {
   set_flops_counter(state, m, s);
 }
 
-// Copies of one layer whose INT8 weights add up to kDecodeStepBytes, run in turn: each call
-// reads its weights from memory, not from a cache the previous call warmed.
-void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
+// The peer at decode: oneDNN's u8 x s8 GEMM (Int8Linear without its small-M kernel, weights
+// per output channel, no side channels) over copies of one layer whose INT8 weights add up to
+// kDecodeStepBytes, run in turn: each call reads its weights from memory, not from a cache the
+// previous call warmed.
+void llm_onednn(benchmark::State& state, LinearShape s, int m) {
   const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
   const std::size_t copies = std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
-  const std::vector<int> channels = side_channels(s);
   Int8LinearOptions options;
   options.max_batch = std::max(m, 8);
-  options.fp32_input_channels = channels;
-  // As LlamaModel runs its layers: FP16 side-channel weights, small-M kernels up to its rows.
-  options.fp16_side_weights = LlamaOptions{}.fp16_side_weights;
-  options.small_m_rows = kernel ? LlamaOptions{}.small_m_rows : 0;
+  options.small_m_rows = 0;
   std::vector<Int8Linear> layers(copies);
   for (std::size_t i = 0; i < copies; ++i) {
     const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, static_cast<unsigned>(i + 1));
@@ -425,7 +408,7 @@ void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
       return;
     }
   }
-  state.SetLabel(layers[0].small_m_kernel());
+  state.SetLabel("onednn");
   const std::vector<float> x = uniform_floats(static_cast<std::size_t>(m) * k, -2, 2, 3);
   std::vector<float> y(static_cast<std::size_t>(m) * n);
   std::size_t next = 0;
@@ -443,18 +426,19 @@ void llm_gemm(benchmark::State& state, LinearShape s, int m, bool kernel) {
   state.counters["calls"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// The same layer as LlamaPrecision::int4 holds it, as many copies as llm_gemm makes (the
-// same weights per call): Q4_1 blocks (0.625 bytes per weight), the head Q8_0 (1.0625).
-void llm_blocks(benchmark::State& state, LinearShape s, int m) {
+// The same layer as LlamaPrecision::int8 (Q8_0 blocks, 1.0625 bytes per weight) or ::int4
+// holds it (Q4_1 blocks, 0.625 bytes per weight; the head Q8_0), as many copies as llm_onednn
+// makes (the same weights per call).
+void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks layers_format) {
   const bool head = std::string_view(s.name) == "smollm2.head";
-  const WeightBlocks format = head ? WeightBlocks::q8_0 : WeightBlocks::q4_1;
+  const WeightBlocks format = head ? WeightBlocks::q8_0 : layers_format;
   const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
   const std::size_t copies = std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
   std::vector<BlockLinear> layers(copies);
   for (std::size_t i = 0; i < copies; ++i) {
     const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, static_cast<unsigned>(i + 1));
     std::vector<std::byte> blocks;
-    ggml_quantize(static_cast<std::uint32_t>(head ? GgmlType::q8_0 : GgmlType::q4_1), weight.data(),
+    ggml_quantize(static_cast<std::uint32_t>(format == WeightBlocks::q8_0 ? GgmlType::q8_0 : GgmlType::q4_1), weight.data(),
                   weight.size(), blocks);
     if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, std::max(8, m), layers[i]);
         !status) {
@@ -605,41 +589,34 @@ std::vector<Comparison> register_benchmarks() {
     }
   }
   benchmark::RegisterBenchmark("llm/triad", triad)->Unit(benchmark::kMillisecond);
-  for (const LinearShape& s : kServedSideShapes) {
-    for (const int m : kServedRows) {
-      const std::string name = "llm/served_side/" + std::string(s.name) + "/M:" + std::to_string(m);
-      benchmark::RegisterBenchmark(name.c_str(), llm_gemm, s, m, true)->Unit(benchmark::kMicrosecond);
-    }
-  }
+  const std::pair<const char*, WeightBlocks> formats[] = {{"int8_blocks", WeightBlocks::q8_0},
+                                                          {"int4_blocks", WeightBlocks::q4_1}};
   for (const LinearShape& s : kDecodeShapes) {
+    const std::string label = "llm " + std::string(s.name) + " " + std::to_string(s.k) + "→" + std::to_string(s.n);
     for (const int m : kDecodeRows) {
       const std::string shape = std::string(s.name) + "/M:" + std::to_string(m);
-      const std::string ours = "llm/small_m_kernel/" + shape;
       const std::string peer = "llm/onednn/" + shape;
-      benchmark::RegisterBenchmark(ours.c_str(), llm_gemm, s, m, true)->Unit(benchmark::kMicrosecond);
-      benchmark::RegisterBenchmark(peer.c_str(), llm_gemm, s, m, false)->Unit(benchmark::kMicrosecond);
-      const std::string label = "llm " + std::string(s.name) + " " + std::to_string(s.k) + "→" +
-                                std::to_string(s.n) + ", M " + std::to_string(m);
-      comparisons.push_back({label + ": kernel / oneDNN (weight GB/s)", ours, peer, "bytes"});
-      comparisons.push_back({label + ": kernel / triad (GB/s)", ours, "llm/triad", "bytes"});
-      const std::string blocks = "llm/int4_blocks/" + shape;
-      benchmark::RegisterBenchmark(blocks.c_str(), llm_blocks, s, m)->Unit(benchmark::kMicrosecond);
-      comparisons.push_back({label + ": int4 blocks / INT8 kernel (calls/s)", blocks, ours, "calls"});
-      comparisons.push_back({label + ": int4 blocks / triad (GB/s)", blocks, "llm/triad", "bytes"});
+      benchmark::RegisterBenchmark(peer.c_str(), llm_onednn, s, m)->Unit(benchmark::kMicrosecond);
+      for (const auto& [name, format] : formats) {
+        const std::string ours = "llm/" + std::string(name) + "/" + shape;
+        benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, m, format)->Unit(benchmark::kMicrosecond);
+        const std::string what = label + ", M " + std::to_string(m) + ": " + name;
+        comparisons.push_back({what + " / triad (GB/s)", ours, "llm/triad", "bytes"});
+        comparisons.push_back({what + " / oneDNN INT8 (calls/s)", ours, peer, "calls"});
+      }
     }
-    // A prompt chunk's rows: the Q4_1 block kernel's arithmetic against oneDNN's INT8 GEMM
-    // (u8 x s8, no side channels) created for exactly these rows, as precision "int8" runs
-    // prefill.
+    // A prompt chunk's rows: the block kernels' arithmetic against oneDNN's INT8 GEMM (u8 x s8)
+    // created for exactly these rows.
     if (std::string_view(s.name) == "smollm2.head") continue;  // prefill's head: one row
     const std::string shape = std::string(s.name) + "/M:" + std::to_string(kPrefillRows);
-    const std::string blocks = "llm/int4_blocks/" + shape;
     const std::string peer = "llm/onednn_int8/" + shape;
-    benchmark::RegisterBenchmark(blocks.c_str(), llm_blocks, s, kPrefillRows)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(peer.c_str(), onednn_gemm, s, kPrefillRows)->Unit(benchmark::kMicrosecond);
-    comparisons.push_back({"llm " + std::string(s.name) + " " + std::to_string(s.k) + "→" +
-                               std::to_string(s.n) + ", M " + std::to_string(kPrefillRows) +
-                               ": int4 blocks / oneDNN INT8 (GFLOP/s)",
-                           blocks, peer, "flops"});
+    for (const auto& [name, format] : formats) {
+      const std::string ours = "llm/" + std::string(name) + "/" + shape;
+      benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, kPrefillRows, format)->Unit(benchmark::kMicrosecond);
+      comparisons.push_back({label + ", M " + std::to_string(kPrefillRows) + ": " + name + " / oneDNN INT8 (GFLOP/s)",
+                             ours, peer, "flops"});
+    }
   }
   return comparisons;
 }

@@ -23,14 +23,15 @@ Cases:
   digits              kind "mlp", assets/digits_mlp/model.safetensors (INT8)
   minilm-int8         kind "sentence_embedding", all-MiniLM-L6-v2, default precision (INT8)
   minilm-fp32         the same, precision = "fp32" (the reference path)
-  smollm2-int8        kind "llm", SmolLM2-135M-Instruct.Q4_1.gguf, default precision (INT8)
-  smollm2-int8-out1.5 the same with outlier_ratio = 1.5, max_outlier_channels = 256
+  smollm2-int4        kind "llm", SmolLM2-135M-Instruct.Q4_1.gguf, default precision ("auto":
+                      the file's Q4_1 blocks, INT4)
+  smollm2-int8        the same, precision = "int8" (Q8_0 blocks)
   smollm2-fp32        the same, precision = "fp32"
-  smollm2-int8-step16 smollm2-int8 with max_step_tokens = 16 (default 256): a diagnostic, the
-                      difference is the scratch sized by the step (INT8 GEMM accumulators and
-                      activations), which the weights are not
+  smollm2-int4-step16 smollm2-int4 with max_step_tokens = 16 (default 256): a diagnostic, the
+                      difference is the scratch sized by the step (activations and their
+                      quantized blocks), which the weights are not
 Every LLM case sets kv_cache_mib = 8 (the default is 512), so that the paged KV cache does not
-dominate; it is allocated uninitialized, so only pages written (calibration, a request) count.
+dominate; it is allocated uninitialized, so only pages written (by a request) count.
 A case whose weights file is missing is skipped with a note. Rounds are interleaved (every
 case once, then again); tables give the median over rounds, and each round's RSS.
 Peers, same run: sentence-transformers' process (the `python3` on PATH, torch on 1 thread):
@@ -87,12 +88,11 @@ CASES = [
     ("digits", ['kind = "mlp"'], DIGITS),
     ("minilm-int8", ['kind = "sentence_embedding"'], MINILM),
     ("minilm-fp32", ['kind = "sentence_embedding"', 'precision = "fp32"'], MINILM),
-    ("smollm2-int8", ['kind = "llm"', LLM_KV], SMOLLM2),
-    ("smollm2-int8-out1.5", ['kind = "llm"', LLM_KV, "outlier_ratio = 1.5",
-                             "max_outlier_channels = 256"], SMOLLM2),
+    ("smollm2-int4", ['kind = "llm"', LLM_KV], SMOLLM2),
+    ("smollm2-int8", ['kind = "llm"', LLM_KV, 'precision = "int8"'], SMOLLM2),
     ("smollm2-fp32", ['kind = "llm"', LLM_KV, 'precision = "fp32"'], SMOLLM2),
     # Diagnostic: the step's scratch scales with max_step_tokens (default 256), the weights do not.
-    ("smollm2-int8-step16", ['kind = "llm"', LLM_KV, "max_step_tokens = 16"], SMOLLM2),
+    ("smollm2-int4-step16", ['kind = "llm"', LLM_KV, "max_step_tokens = 16"], SMOLLM2),
 ]
 # glibc's malloc raises its mmap threshold (up to 32 MiB) each time a mmap'd block is freed, so
 # later blocks of that size come from the heap, where freed load-time buffers stay resident. A

@@ -9,7 +9,6 @@
 #include "coinfer/generation/llama_cpu_runner.hpp"
 #include "coinfer/models/llama.hpp"
 #include "coinfer/models/model_kind.hpp"
-#include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/tokenizers/bpe.hpp"
 
 #ifdef COINFER_HAVE_CUDA
@@ -17,28 +16,6 @@
 #endif
 
 namespace coinfer::generation {
-
-std::string_view calibration_text() noexcept {
-  return "<|im_start|>system\nYou are a helpful AI assistant.<|im_end|>\n"
-         "<|im_start|>user\nCan you explain how a refrigerator keeps food cold, and why the back "
-         "of it feels warm?<|im_end|>\n<|im_start|>assistant\nA refrigerator moves heat rather "
-         "than making cold. A refrigerant circulates through a closed loop: in the coils inside, "
-         "it evaporates and absorbs heat from the food compartment; a compressor then squeezes "
-         "the vapour, raising its temperature, and the coils at the back release that heat into "
-         "the kitchen as the refrigerant condenses again. That is why the back feels warm.<|im_end|>\n"
-         "The river rose twelve feet in the night, and by morning the old mill stood in water up "
-         "to its windows. Farmers gathered on the bridge, counting the fields they had lost: "
-         "1,250 acres of wheat, 300 of barley, and the orchard that had fed three generations.\n"
-         "def mean(values):\n    \"\"\"Average of a list of numbers.\"\"\"\n"
-         "    return sum(values) / len(values) if values else 0.0\n\n"
-         "for i in range(10):\n    print(i, mean([i, i * 2, i ** 2]))\n"
-         "In 1969, Apollo 11 landed on the Moon; Neil Armstrong and Buzz Aldrin spent about 21 "
-         "hours on the surface while Michael Collins orbited above. The mission returned 21.5 kg "
-         "of lunar samples to Earth on July 24.\n"
-         "<|im_start|>user\nWrite a short poem about autumn leaves.<|im_end|>\n<|im_start|>assistant\n"
-         "Red and gold, the maples fall,\nwhispering softly down the hall\nof quiet woods where "
-         "sparrows call,\nand winter waits beyond it all.<|im_end|>\n";
-}
 
 Status make_generator(const ModelConfig& config, int compute_threads,
                       std::unique_ptr<Engine>& out) {
@@ -72,16 +49,10 @@ Status make_generator(const ModelConfig& config, int compute_threads,
                prompt_lookup_min = spec_defaults.lookup_min,
                prompt_lookup_max = spec_defaults.lookup_max,
                speculative_max_running = spec_defaults.max_running;
-  LlamaOptions defaults;
-  double outlier_ratio = defaults.outlier_ratio;
-  std::int64_t max_outlier_channels = defaults.max_outlier_channels;
   options.string("precision", precision);
-  if (on_cuda) {  // each device's own keys; the other's are unknown keys
+  if (on_cuda) {  // the device's own keys; unknown keys on the CPU
     options.number("gpu_memory_utilization", gpu_memory_utilization, 0.05, 1.0);
     options.boolean("enforce_eager", enforce_eager);
-  } else {
-    options.number("outlier_ratio", outlier_ratio, 1.0, 1e6);
-    options.integer("max_outlier_channels", max_outlier_channels, 0, 1 << 16);
   }
   options.integer("kv_cache_mib", kv_cache_mib, on_cuda ? 0 : 1, 1 << 20);
   options.integer("block_size", block_size, 1, 256);
@@ -111,15 +82,7 @@ Status make_generator(const ModelConfig& config, int compute_threads,
                            "\"int8\")");
   }
   if (on_cuda) precision = "int8";
-  // "auto": INT8 where its weights get the full INT8 range and the VNNI/AMX kernels run, INT4
-  // elsewhere (AVX2: INT8 weights keep ±63 levels, and INT4 decodes faster and agrees better
-  // with the FP32 reference; docs/LLM.md, "Precision").
   std::string precision_note;
-  if (precision == "auto") {
-    const bool vnni = Int8Linear::saturation_free_weight_qmax() == 127;
-    precision = vnni ? "int8" : "int4";
-    precision_note = vnni ? " (auto: VNNI)" : " (auto: no VNNI)";
-  }
   if (config.weights.empty()) return Status::invalid(where + ".weights: missing (a GGUF file)");
   const std::filesystem::path path = config.weights;  // the config loader resolved it
   if (optional && !std::filesystem::exists(path)) {
@@ -215,26 +178,26 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   }
 #endif
   LlamaOptions model_options;
-  model_options.precision = precision == "fp32"   ? LlamaPrecision::fp32
-                            : precision == "int4" ? LlamaPrecision::int4
-                                                  : LlamaPrecision::int8;
+  // "auto": the file's own weights as they are (Q4_0/Q4_1 layers: int4, else int8 in Q8_0
+  // blocks), as llama.cpp runs a GGUF's quantization; both are as fast as each other's bytes
+  // allow on every CPU (docs/LLM.md, "Precision").
+  if (precision == "auto") {
+    model_options.precision = file_precision(file);
+    precision = model_options.precision == LlamaPrecision::int4 ? "int4" : "int8";
+    precision_note = " (auto: the file's " + std::string(precision == "int4" ? "4-bit" : "8-bit or wider") + " weights)";
+  } else {
+    model_options.precision = precision == "fp32"   ? LlamaPrecision::fp32
+                              : precision == "int4" ? LlamaPrecision::int4
+                                                    : LlamaPrecision::int8;
+  }
   model_options.block_size = static_cast<int>(block_size);
   model_options.max_step_tokens = static_cast<int>(max_step_tokens);
-  model_options.outlier_ratio = static_cast<float>(outlier_ratio);
-  model_options.max_outlier_channels = static_cast<int>(max_outlier_channels);
   model_options.kv_blocks = static_cast<int>(
       std::max<std::size_t>(1, (static_cast<std::size_t>(kv_cache_mib) << 20) / block_bytes));
-  if (model_options.precision == LlamaPrecision::int8) {
-    if (auto s = shared_tokenizer->encode(calibration_text(), model_options.calibration_tokens, Tokenizer::no_truncation); !s.ok()) {
-      return Status::invalid(where + ": calibration text: " + s.message());
-    }
-  }
   std::unique_ptr<LlamaModel> model;
   if (auto s = LlamaModel::load(std::move(file), model_options, model); !s.ok()) {
     return Status::invalid(where + ": " + s.message());
   }
-  if (model_options.precision == LlamaPrecision::int8)
-    precision_note += " (" + std::to_string(model->outlier_channels()) + " input channels in FP32 after calibration)";
   spdlog::info(
       "{}: {} {} layers, hidden {}, {} heads ({} KV), vocab {}, RoPE {} theta {}{}{}, {} KV "
       "blocks of {} tokens ({} MiB), {}{}",

@@ -18,7 +18,6 @@
 #include "coinfer/ops/block_linear.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/fp32_linear.hpp"
-#include "coinfer/ops/int8_linear.hpp"
 #include "coinfer/ops/vector_exp.hpp"
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -175,68 +174,23 @@ inline void rotate(const float* in, float* out, const float* cs, const float* sn
   }
 }
 
-// A linear layer on either path.
-// The input channels of one linear layer whose calibration maxima stand out: above
-// `ratio` x the median channel's maximum, largest first, at most `cap`.
-std::vector<int> pick_outlier_channels(const std::vector<float>& channel_max, float ratio, int cap) {
-  if (channel_max.empty() || cap <= 0) return {};
-  std::vector<float> sorted = channel_max;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
-  const float threshold = ratio * sorted[sorted.size() / 2];
-  std::vector<int> channels;
-  for (int c = 0; c < static_cast<int>(channel_max.size()); ++c) {
-    if (channel_max[c] > threshold) channels.push_back(c);
-  }
-  std::sort(channels.begin(), channels.end(), [&](int a, int b) { return channel_max[a] > channel_max[b]; });
-  if (static_cast<int>(channels.size()) > cap) channels.resize(static_cast<std::size_t>(cap));
-  std::sort(channels.begin(), channels.end());
-  return channels;
-}
-
-// A linear layer on either path. In INT8 with calibration maxima of its input channels, the
-// channels far above the median one are taken out of the INT8 GEMM and multiplied in FP32
-// (LLM.int8()'s decomposition).
+// A linear layer: FP32 on the reference path, else ggml weight blocks.
 class Linear {
  public:
-  Status create(std::span<const float> weight, int out, int in, LlamaPrecision precision,
-                int max_rows, const std::vector<float>* input_max = nullptr,
-                const LlamaOptions* options = nullptr, int max_outliers = 0,
-                std::span<const float> bias = {}) {
-    if (precision == LlamaPrecision::fp32) {
-      auto& l = layer_.emplace<Fp32Linear>();
-      return Fp32Linear::create(weight, bias, out, in, Activation::none, l);
-    }
-    outliers_.clear();
-    if (input_max && options && static_cast<int>(input_max->size()) == in) {
-      outliers_ = pick_outlier_channels(*input_max, options->outlier_ratio, max_outliers);
-    }
-    auto& l = layer_.emplace<Int8Linear>();
-    Int8LinearOptions int8;
-    int8.max_batch = max_rows;
-    int8.max_gemm_rows = std::min(max_rows, 128);
-    int8.fp32_input_channels = outliers_;
-    if (options) {
-      int8.small_m_rows = options->small_m_rows;
-      int8.fp16_side_weights = options->fp16_side_weights;
-    }
-    return Int8Linear::create(weight, bias, out, in, Activation::none, int8, l);
+  Status create(std::span<const float> weight, int out, int in, std::span<const float> bias = {}) {
+    return Fp32Linear::create(weight, bias, out, in, Activation::none, layer_.emplace<Fp32Linear>());
   }
-  // INT4: weights already in ggml blocks.
   Status create(WeightBlocks format, std::span<const std::byte> blocks, int out, int in, int max_rows,
                 std::span<const float> bias = {}) {
-    outliers_.clear();
     return BlockLinear::create(format, blocks, bias, out, in, max_rows, layer_.emplace<BlockLinear>());
   }
   Status forward(const float* x, int m, float* y) {
-    if (auto* l = std::get_if<Int8Linear>(&layer_)) return l->forward(x, m, y);
     if (auto* l = std::get_if<BlockLinear>(&layer_)) return l->forward(x, m, y);
     return std::get<Fp32Linear>(layer_).forward(x, m, y);
   }
-  int outliers() const noexcept { return static_cast<int>(outliers_.size()); }
 
  private:
-  std::variant<std::monostate, Int8Linear, Fp32Linear, BlockLinear> layer_;
-  std::vector<int> outliers_;  // INT8: input channels multiplied in FP32
+  std::variant<std::monostate, Fp32Linear, BlockLinear> layer_;
 };
 
 Status read_int(const GgufFile& f, const std::string& key, int& out) {
@@ -248,6 +202,17 @@ Status read_int(const GgufFile& f, const std::string& key, int& out) {
 }
 
 }  // namespace
+
+LlamaPrecision file_precision(const GgufFile& file) noexcept {
+  std::size_t four_bit = 0, other = 0;
+  for (const GgufTensor& t : file.tensors()) {
+    if (t.name.rfind("blk.", 0) != 0 || t.dims.size() != 2) continue;  // the layers' matrices
+    const bool q4 = t.type == static_cast<std::uint32_t>(GgmlType::q4_0) ||
+                    t.type == static_cast<std::uint32_t>(GgmlType::q4_1);
+    (q4 ? four_bit : other) += static_cast<std::size_t>(t.elements());
+  }
+  return four_bit > other ? LlamaPrecision::int4 : LlamaPrecision::int8;
+}
 
 Status DecoderSpec::from_gguf(const GgufFile& f, DecoderSpec& out) {
   DecoderSpec c;
@@ -403,7 +368,7 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
     dst.resize(static_cast<std::size_t>(t->elements()));
     return file_.dequantize(*t, dst);
   };
-  // INT4: a weight's rows as ggml blocks of `format`, appended to dst: the file's own bytes
+  // A weight's rows as ggml blocks of `format`, appended to dst: the file's own bytes
   // where the tensor is stored in that format, else its values quantized to it as ggml does.
   std::vector<float> values;
   auto read_blocks = [&](const std::string& name, std::int64_t in, std::int64_t out_rows,
@@ -412,7 +377,8 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
     if (auto s = shaped(name, in, out_rows, t); !s.ok()) return s;
     if (in % BlockLinear::block != 0) {
       return Status::invalid("tensor '" + name + "': rows of " + std::to_string(in) +
-                             " values do not divide into blocks of 32 (precision int4)");
+                             " values do not divide into blocks of 32 (precision " +
+                             std::string(format == WeightBlocks::q4_1 ? "int4" : "int8") + ")");
     }
     const auto type = static_cast<std::uint32_t>(format == WeightBlocks::q4_1 ? GgmlType::q4_1 : GgmlType::q8_0);
     if (t->type == type) {
@@ -424,12 +390,13 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
     return {};
   };
 
-  // The linear layers, with the outlier channels `stats` (calibration maxima) calls for.
+  // The linear layers.
   w.layers.resize(c.layers);
   std::vector<float> part;
-  // INT4: every linear layer in Q4_1 blocks, the output head in Q8_0 blocks (in 4 bits the
-  // tied head loses too much: 86.4% teacher-forced agreement with transformers against 96.7%).
-  auto build_blocks = [&]() -> Status {
+  // INT8: every linear layer and the output head in Q8_0 blocks. INT4: the linear layers in
+  // Q4_1 blocks, the head in Q8_0 (in 4 bits the tied head loses too much: 86.4% teacher-forced
+  // agreement with transformers against 96.7%).
+  auto build_blocks = [&](WeightBlocks format) -> Status {
     std::vector<std::byte> blocks;
     const int kv_width = c.kv_heads * c.head_dim;
     for (int l = 0; l < c.layers; ++l) {
@@ -440,7 +407,7 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
       blocks.clear();
       for (auto [name, out_rows] : {std::pair{"attn_q.weight", c.hidden}, {"attn_k.weight", kv_width},
                                     {"attn_v.weight", kv_width}}) {
-        if (auto s = read_blocks(p + name, c.hidden, out_rows, WeightBlocks::q4_1, blocks); !s.ok()) return s;
+        if (auto s = read_blocks(p + name, c.hidden, out_rows, format, blocks); !s.ok()) return s;
       }
       std::vector<float> qkv_bias;
       if (c.attention_bias) {
@@ -450,18 +417,18 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
           qkv_bias.insert(qkv_bias.end(), part.begin(), part.end());
         }
       }
-      if (auto s = layer.qkv.create(WeightBlocks::q4_1, blocks, c.qkv_width(), c.hidden, rows, qkv_bias); !s.ok()) return s;
+      if (auto s = layer.qkv.create(format, blocks, c.qkv_width(), c.hidden, rows, qkv_bias); !s.ok()) return s;
       blocks.clear();
-      if (auto s = read_blocks(p + "attn_output.weight", c.hidden, c.hidden, WeightBlocks::q4_1, blocks); !s.ok()) return s;
-      if (auto s = layer.o.create(WeightBlocks::q4_1, blocks, c.hidden, c.hidden, rows); !s.ok()) return s;
+      if (auto s = read_blocks(p + "attn_output.weight", c.hidden, c.hidden, format, blocks); !s.ok()) return s;
+      if (auto s = layer.o.create(format, blocks, c.hidden, c.hidden, rows); !s.ok()) return s;
       blocks.clear();
       for (const char* name : {"ffn_gate.weight", "ffn_up.weight"}) {
-        if (auto s = read_blocks(p + name, c.hidden, c.ffn, WeightBlocks::q4_1, blocks); !s.ok()) return s;
+        if (auto s = read_blocks(p + name, c.hidden, c.ffn, format, blocks); !s.ok()) return s;
       }
-      if (auto s = layer.gate_up.create(WeightBlocks::q4_1, blocks, 2 * c.ffn, c.hidden, rows); !s.ok()) return s;
+      if (auto s = layer.gate_up.create(format, blocks, 2 * c.ffn, c.hidden, rows); !s.ok()) return s;
       blocks.clear();
-      if (auto s = read_blocks(p + "ffn_down.weight", c.ffn, c.hidden, WeightBlocks::q4_1, blocks); !s.ok()) return s;
-      if (auto s = layer.down.create(WeightBlocks::q4_1, blocks, c.hidden, c.ffn, rows); !s.ok()) return s;
+      if (auto s = read_blocks(p + "ffn_down.weight", c.ffn, c.hidden, format, blocks); !s.ok()) return s;
+      if (auto s = layer.down.create(format, blocks, c.hidden, c.ffn, rows); !s.ok()) return s;
     }
     if (auto s = read("output_norm.weight", c.hidden, 0, w.output_norm); !s.ok()) return s;
     const std::string head_name = file_.tensor("output.weight") ? "output.weight" : "token_embd.weight";
@@ -469,14 +436,8 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
     if (auto s = read_blocks(head_name, c.hidden, c.vocab, WeightBlocks::q8_0, blocks); !s.ok()) return s;
     return w.head.create(WeightBlocks::q8_0, blocks, c.vocab, c.hidden, rows);
   };
-  auto build = [&](const std::vector<std::vector<float>>* stats) -> Status {
-  // Calibration maxima of linear `index`'s input (null before calibration) and the most
-  // outlier channels it may take out.
-  auto cal = [&](int index) { return stats ? &(*stats)[static_cast<std::size_t>(index)] : nullptr; };
-  auto cap = [&](int index) {
-    const bool down = index < 4 * c.layers && index % 4 == 3;
-    return down ? 2 * options.max_outlier_channels : options.max_outlier_channels;
-  };
+  // FP32: every weight dequantized.
+  auto build = [&]() -> Status {
   for (int l = 0; l < c.layers; ++l) {
     auto& layer = w.layers[l];
     const std::string p = "blk." + std::to_string(l) + ".";
@@ -499,30 +460,30 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
         qkv_bias.insert(qkv_bias.end(), part.begin(), part.end());
       }
     }
-    if (auto s = layer.qkv.create(buffer, c.qkv_width(), c.hidden, options.precision, rows,
-                                  cal(4 * l), &options, cap(4 * l), qkv_bias);
-        !s.ok())
-      return s;
+    if (auto s = layer.qkv.create(buffer, c.qkv_width(), c.hidden, qkv_bias); !s.ok()) return s;
     if (auto s = read(p + "attn_output.weight", c.hidden, c.hidden, part); !s.ok()) return s;
-    if (auto s = layer.o.create(part, c.hidden, c.hidden, options.precision, rows, cal(4 * l + 1), &options, cap(4 * l + 1)); !s.ok()) return s;
+    if (auto s = layer.o.create(part, c.hidden, c.hidden); !s.ok()) return s;
     // Gate and up as one GEMM: [gate; up].
     buffer.clear();
     for (const char* name : {"ffn_gate.weight", "ffn_up.weight"}) {
       if (auto s = read(p + name, c.hidden, c.ffn, part); !s.ok()) return s;
       buffer.insert(buffer.end(), part.begin(), part.end());
     }
-    if (auto s = layer.gate_up.create(buffer, 2 * c.ffn, c.hidden, options.precision, rows, cal(4 * l + 2), &options, cap(4 * l + 2)); !s.ok()) return s;
+    if (auto s = layer.gate_up.create(buffer, 2 * c.ffn, c.hidden); !s.ok()) return s;
     if (auto s = read(p + "ffn_down.weight", c.ffn, c.hidden, part); !s.ok()) return s;
-    if (auto s = layer.down.create(part, c.hidden, c.ffn, options.precision, rows, cal(4 * l + 3), &options, cap(4 * l + 3)); !s.ok()) return s;
+    if (auto s = layer.down.create(part, c.hidden, c.ffn); !s.ok()) return s;
   }
   if (auto s = read("output_norm.weight", c.hidden, 0, w.output_norm); !s.ok()) return s;
   // The output head: its own tensor, or tied to the token embedding.
   const std::string head_name = file_.tensor("output.weight") ? "output.weight" : "token_embd.weight";
   if (auto s = read(head_name, c.hidden, c.vocab, buffer); !s.ok()) return s;
-  if (auto s = w.head.create(buffer, c.vocab, c.hidden, options.precision, rows, cal(4 * c.layers), &options, cap(4 * c.layers)); !s.ok()) return s;
+  if (auto s = w.head.create(buffer, c.vocab, c.hidden); !s.ok()) return s;
   return {};
   };
-  if (auto s = options.precision == LlamaPrecision::int4 ? build_blocks() : build(nullptr); !s.ok()) return s;
+  const Status built = options.precision == LlamaPrecision::fp32 ? build()
+                       : build_blocks(options.precision == LlamaPrecision::int4 ? WeightBlocks::q4_1
+                                                                                : WeightBlocks::q8_0);
+  if (!built.ok()) return built;
   buffer = {};
   part = {};
   values = {};
@@ -556,43 +517,6 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
   w.hidden_rows.resize(r * c.hidden);
   w.token_seq.resize(r);
 
-  // INT8: activation outliers. A pass over the calibration tokens records each linear
-  // layer's largest |input| per channel; channels far above the median one are then taken
-  // out of the INT8 GEMM and multiplied in FP32 (LLM.int8()'s decomposition), so they no
-  // longer set every token's scale and leave the other channels a few levels.
-  if (options.precision == LlamaPrecision::int8 && !options.calibration_tokens.empty()) {
-    const int tokens = std::min(static_cast<int>(options.calibration_tokens.size()), c.context);
-    std::vector<std::int32_t> table(static_cast<std::size_t>((tokens + options.block_size - 1) / options.block_size));
-    for (std::size_t b = 0; b < table.size(); ++b) table[b] = static_cast<std::int32_t>(b);
-    // The calibration does not depend on the configured cache: a smaller one grows for it.
-    const int configured_blocks = options_.kv_blocks;
-    if (static_cast<int>(table.size()) > configured_blocks) {
-      options_.kv_blocks = static_cast<int>(table.size());
-      w.allocate_kv(kv_values / static_cast<std::size_t>(configured_blocks) * table.size());
-    }
-    std::vector<std::vector<float>> stats(4 * c.layers + 1);
-    calibration_ = &stats;
-    std::vector<float> logits;
-    for (int at = 0; at < tokens; at += rows) {
-      const int n = std::min(rows, tokens - at);
-      const LlamaSequenceStep step{0, n, at, table, n};
-      const Status s = forward(std::span(options.calibration_tokens).subspan(at, n), {&step, 1}, logits);
-      if (!s.ok()) {
-        calibration_ = nullptr;
-        return Status::invalid("calibration: " + s.message());
-      }
-    }
-    calibration_ = nullptr;
-    if (options_.kv_blocks != configured_blocks) {
-      options_.kv_blocks = configured_blocks;
-      w.allocate_kv(kv_values);
-    }
-    if (auto s = build(&stats); !s.ok()) return s;
-    for (const auto& layer : w.layers) {
-      outlier_channels_ += layer.qkv.outliers() + layer.o.outliers() + layer.gate_up.outliers() + layer.down.outliers();
-    }
-    outlier_channels_ += w.head.outliers();
-  }
   // Every tensor was read to build the weights; from now on only token embeddings are, a row
   // per token. Without this the whole file (98 MB for SmolLM2's Q4_1) stays resident.
   file_.release_resident_pages();
@@ -684,16 +608,6 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
     parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
       for (auto t = b; t < e; ++t) rms_norm(&w.x[t * h], layer.attn_norm.data(), c.rms_eps, h, &w.xn[t * h]);
     });
-    // Calibration: each linear input's largest |x| per channel.
-    auto stat = [&](int index, const float* x, int width) {
-      if (!calibration_) return;
-      auto& mx = (*calibration_)[static_cast<std::size_t>(index)];
-      mx.resize(static_cast<std::size_t>(width), 0.0f);
-      for (int t = 0; t < n; ++t) {
-        for (int i = 0; i < width; ++i) mx[i] = std::max(mx[i], std::fabs(x[static_cast<std::size_t>(t) * width + i]));
-      }
-    };
-    stat(4 * l, w.xn.data(), h);
     if (auto s = layer.qkv.forward(w.xn.data(), n, w.qkv.data()); !s.ok()) return s;
     // RoPE on Q in place; K rotated as it is written into its KV slot, V copied.
     parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
@@ -744,7 +658,6 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
         }
       }
     });
-    stat(4 * l + 1, w.attn.data(), h);
     if (auto s = layer.o.forward(w.attn.data(), n, w.proj.data()); !s.ok()) return s;
     parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
       for (auto t = b; t < e; ++t) {
@@ -754,7 +667,6 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
         rms_norm(x, layer.ffn_norm.data(), c.rms_eps, h, &w.xn[t * h]);
       }
     });
-    stat(4 * l + 2, w.xn.data(), h);
     if (auto s = layer.gate_up.forward(w.xn.data(), n, w.gate_up.data()); !s.ok()) return s;
     // SwiGLU: silu(gate) * up.
     parallel_for(n, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
@@ -765,7 +677,6 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
         for (int i = 0; i < c.ffn; ++i) a[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
       }
     });
-    stat(4 * l + 3, w.act.data(), c.ffn);
     if (auto s = layer.down.forward(w.act.data(), n, w.proj.data()); !s.ok()) return s;
     parallel_for(n, 16, 0, [&](int, std::int64_t b, std::int64_t e) {
       for (auto t = b; t < e; ++t) {
@@ -783,13 +694,6 @@ Status LlamaModel::forward(std::span<const std::int32_t> tokens,
     for (int t = first; t < st.token_begin + st.token_count; ++t, ++row) {
       rms_norm(&w.x[static_cast<std::size_t>(t) * h], w.output_norm.data(), c.rms_eps, h,
                &w.hidden_rows[static_cast<std::size_t>(row) * h]);
-    }
-  }
-  if (calibration_) {
-    auto& mx = calibration_->back();
-    mx.resize(static_cast<std::size_t>(h), 0.0f);
-    for (int r = 0; r < logit_rows; ++r) {
-      for (int i = 0; i < h; ++i) mx[i] = std::max(mx[i], std::fabs(w.hidden_rows[static_cast<std::size_t>(r) * h + i]));
     }
   }
   logits.resize(static_cast<std::size_t>(logit_rows) * c.vocab);

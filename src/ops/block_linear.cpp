@@ -397,12 +397,16 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, co
   }
 }
 
-// Tiles: up to 4 rows take 2 groups at a time (8 integer and 8 FP32 sums in registers); more
-// rows take one group at a time, 8 rows a tile, so that the first pass over a group's weights
-// (the one that waits on memory) already serves 8 rows rather than leaving the next 4 to a
-// second pass once they are in cache.
+// Tiles: up to 4 rows take 2 groups at a time (8 integer and 8 FP32 sums in registers); up to
+// 16 (decode steps) take one group at a time, 8 rows a tile, so that the first pass over a
+// group's weights (the one that waits on memory) already serves 8 rows rather than leaving the
+// next 4 to a second pass once they are in cache; more rows (prompt chunks, whose weights stay
+// in cache across tiles) take 2 groups and 6 rows a tile, one broadcast of a row's inputs for
+// two vpdpbusd (24 sums in registers).
 constexpr int kPairRows = 4;
 constexpr int kSingleRows = 8;
+constexpr int kDecodeRows = 16;
+constexpr int kChunkRows = 6;
 
 // Groups [group_begin, group_end) of 16 channels for every row.
 template <WeightBlocks F>
@@ -424,6 +428,9 @@ void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, in
     const int c0 = g * kWideLanes;
     if (m <= kPairRows && g + 2 <= group_end) {
       rows.template operator()<kPairRows, 2>(w, c0);
+      g += 2;
+    } else if (m > kDecodeRows && g + 2 <= group_end) {
+      rows.template operator()<kChunkRows, 2>(w, c0);
       g += 2;
     } else {
       rows.template operator()<kSingleRows, 1>(w, c0);

@@ -19,7 +19,7 @@ using namespace std::chrono_literals;
 namespace {
 
 // The default config, with only the models a test uses loaded (--model): the whole default
-// service loads SmolLM2 and calibrates it, a minute under TSan.
+// service loads SmolLM2 and the embedding models, most of a minute under TSan.
 class ServeProcess {
  public:
   explicit ServeProcess(std::vector<std::string> extra_args = {"--model", "identity"}) {

@@ -172,10 +172,12 @@ TEST_CASE("block linear gives a row the same bits alone, in any batch and on any
 
 TEST_CASE("block linear gives the same bits with AVX-512 VNNI as with AVX2") {
   // The VNNI tiles add a block's products in 32 bits with vpdpbusd where AVX2 adds them in 16
-  // (exact either way): every output must match, in both formats, for every tile height.
+  // (exact either way), over 16 channels a vector instead of 8 and with tiles of other shapes
+  // (up to 4 rows over two groups, up to 16 over one, more over two in sixes): every output must
+  // match, in both formats, for every row count up to past 16 and an odd number of groups.
   std::mt19937 rng(6);
   for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
-    const int n = 203, k = 1536, m = 11;
+    const int n = 203, k = 1536, m = 23;
     Case c = make_case(f, n, k, rng);
     BlockLinear best, avx2;
     REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, best).ok());

@@ -348,7 +348,7 @@ TEST_CASE("[cache.namespaces.NAME] gives a namespace its own threshold and targe
   CHECK(error("[cache]\nverifier_model = 3\n").starts_with("cache.verifier_model: "));
 }
 
-TEST_CASE("an llm's outlier and speculation settings are numbers in range, refused by key otherwise") {
+TEST_CASE("an llm's precision and speculation settings are checked and refused by key otherwise") {
   const auto error = [](const std::string& lines) {
     Config config;
     const std::string toml = "[models.m]\nkind = \"llm\"\nweights = \"/nonexistent.gguf\"\n" + lines;
@@ -356,11 +356,8 @@ TEST_CASE("an llm's outlier and speculation settings are numbers in range, refus
     std::unique_ptr<generation::Engine> engine;
     return generation::make_generator(config.models[0], 1, engine).message();
   };
-  CHECK(error("outlier_ratio = \"high\"\n") == "models.m.outlier_ratio: expected a number");
-  CHECK(error("outlier_ratio = 0.5\n") == "models.m.outlier_ratio: must be within 1..1e+06");
-  CHECK(error("outlier_ratio = nan\n") == "models.m.outlier_ratio: must be within 1..1e+06");
-  CHECK(error("max_outlier_channels = -1\n") ==
-        "models.m.max_outlier_channels: must be within 0..65536");
+  // INT8 no longer calibrates outlier channels: the old keys are unknown, not ignored.
+  CHECK(error("outlier_ratio = 2.0\n") == "models.m.outlier_ratio: unknown key for kind 'llm'");
   CHECK(error("num_speculative_tokens = 17\n") ==
         "models.m.num_speculative_tokens: must be within 0..16");
   CHECK(error("prompt_lookup_min = 5\n") ==
@@ -369,10 +366,10 @@ TEST_CASE("an llm's outlier and speculation settings are numbers in range, refus
         "models.m.speculative_max_running: must be within 1..4096");
   CHECK(error("precision = \"int2\"\n") ==
         "models.m.precision: expected \"auto\", \"int8\", \"int4\" or \"fp32\", got \"int2\"");
-  // Accepted (an integer ratio too): loading then fails on the missing file, not on the keys.
-  for (const char* ok : {"outlier_ratio = 1.5\nmax_outlier_channels = 256\n", "outlier_ratio = 3\n",
-                         "num_speculative_tokens = 0\nprompt_lookup_min = 1\nprompt_lookup_max = 1\n",
-                         "precision = \"auto\"\n", "precision = \"int4\"\n", "precision = \"fp32\"\n"}) {
+  // Accepted: loading then fails on the missing file, not on the keys.
+  for (const char* ok : {"num_speculative_tokens = 0\nprompt_lookup_min = 1\nprompt_lookup_max = 1\n",
+                         "precision = \"auto\"\n", "precision = \"int8\"\n", "precision = \"int4\"\n",
+                         "precision = \"fp32\"\n"}) {
     CAPTURE(ok);
     CHECK(error(ok).find("models.m.weights") == 0);
   }

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <memory>
-#include <string_view>
 
 #include "coinfer/core/config.hpp"
 #include "coinfer/core/status.hpp"
@@ -9,10 +8,6 @@
 namespace coinfer::generation {
 
 class Engine;
-
-// The text an INT8 model is calibrated on at load (LlamaOptions::calibration_tokens): prose,
-// numbers, code and a ChatML conversation, a few hundred tokens.
-std::string_view calibration_text() noexcept;
 
 // Builds the generation engine of a [models.NAME] section of kind "llm": a llama-architecture
 // GGUF file (`weights`), its BPE tokenizer and chat template, and the engine's settings (see

@@ -45,32 +45,26 @@ struct DecoderSpec {
 
 enum class LlamaPrecision {
   fp32,  // FP32 GEMMs on the dequantized weights: the reference path
-  int8,  // W8A8: weights per output channel, activations per token, INT32 accumulation
+  // The linear layers and the output head in ggml's Q8_0 blocks (a Q8_0 tensor of the file as
+  // it is, any other quantized to Q8_0: one FP16 scale per 32 weights), activations quantized
+  // per 32 inputs (BlockLinear, llama.cpp's Q8_0 scheme). No calibration, 1.0625 bytes per
+  // weight.
+  int8,
   // 4-bit weights in ggml's Q4_1 blocks (a Q4_1 tensor of the file as it is, any other
-  // quantized to Q4_1), the output head in Q8_0 blocks; activations quantized per 32 inputs
-  // (BlockLinear, llama.cpp's scheme). No calibration, 0.625 bytes per weight.
+  // quantized to Q4_1), the output head in Q8_0 blocks; activations as int8's. No calibration,
+  // 0.625 bytes per weight.
   int4,
 };
+
+// The precision that runs a file's own weights as they are: int4 where its linear layers are
+// mostly 4-bit (Q4_0, Q4_1), int8 otherwise (Q8_0, F16, F32).
+LlamaPrecision file_precision(const GgufFile& file) noexcept;
 
 struct LlamaOptions {
   LlamaPrecision precision = LlamaPrecision::int8;
   int max_step_tokens = 256;  // tokens one forward() may carry (the scheduler's budget)
   int kv_blocks = 64;         // paged KV cache size in blocks (see kv_block_bytes)
   int block_size = 16;        // tokens per KV block
-  // INT8: token ids of a calibration text. At load they run through the model once; input
-  // channels whose largest |activation| exceeds outlier_ratio x the median channel's are
-  // multiplied in FP32 beside the INT8 GEMM (at most max_outlier_channels per layer, twice
-  // that for the FFN's down projection). Empty: no outlier channels.
-  std::vector<std::int32_t> calibration_tokens;
-  float outlier_ratio = 2.0f;
-  int max_outlier_channels = 128;
-  // INT8: steps of at most this many tokens run coinfer's small-M kernels instead of oneDNN
-  // (Int8LinearOptions::small_m_rows). A decode step reads every weight from memory (134 MB
-  // for SmolLM2), where the kernels match or beat oneDNN up to 16 rows.
-  int small_m_rows = 16;
-  // INT8: the outlier channels' FP32 weights kept in FP16 (Int8LinearOptions::
-  // fp16_side_weights): a decode step reads them from memory with every INT8 weight.
-  bool fp16_side_weights = true;
 };
 
 // One sequence's part of a forward step: tokens [token_begin, token_begin + token_count) of
@@ -89,9 +83,9 @@ struct LlamaSequenceStep {
 // A llama-family decoder (DecoderSpec: RMSNorm, RoPE, grouped-query attention, SwiGLU, QKV
 // biases or none, tied or separate output head) loaded from GGUF weights, run on ragged steps over
 // a paged KV cache: prefill chunks and single-token decodes of many sequences share one forward,
-// every GEMM running on the [step tokens, hidden] matrix. Weights are dequantized at load and, in
-// INT8, requantized per output channel (coinfer::Int8Linear); in INT4 the file's Q4_1 blocks
-// are multiplied as they are (coinfer::BlockLinear). The KV cache is
+// every GEMM running on the [step tokens, hidden] matrix. In INT8 and INT4 the weights stay in
+// ggml blocks (coinfer::BlockLinear): the file's own where they are of the precision's format,
+// else quantized to it at load; FP32 dequantizes them. The KV cache is
 // [layer][block][kv_head][slot][head_dim] in FP16 (llama.cpp's default): a head's keys of one
 // block are contiguous.
 // One forward at a time (the generation engine's thread).
@@ -117,9 +111,6 @@ class LlamaModel {
   Status forward(std::span<const std::int32_t> tokens, std::span<const LlamaSequenceStep> steps,
                  std::vector<float>& logits);
 
-  // Input channels taken out of the INT8 GEMMs by calibration, over all layers.
-  int outlier_channels() const noexcept { return outlier_channels_; }
-
   // Copy-on-write: block `dst` gets `src`'s keys and values in every layer.
   void copy_block(std::int32_t src, std::int32_t dst) noexcept;
 
@@ -132,8 +123,6 @@ class LlamaModel {
   LlamaOptions options_;
   GgufFile file_;  // kept mapped: token embeddings are read from it row by row
   std::unique_ptr<Weights> weights_;
-  std::vector<std::vector<float>>* calibration_ = nullptr;  // set while calibrating
-  int outlier_channels_ = 0;
 };
 
 }  // namespace coinfer

@@ -40,7 +40,7 @@ from serve import SKIPPED, config_copy, smollm2_installed, start_server  # tests
 
 KEY_A, KEY_B = "sk-tenant-a-51f0", "sk-tenant-b-93c2"
 TTL = 15  # seconds: [cache] ttl_s (the restart after SIGKILL must take less than TTL - 3)
-# SmolLM2 in FP32, INT8 and INT4 alike (the default precision is either, by the CPU):
+# SmolLM2 in FP32, INT8 and INT4 alike (the default precision is either, by the file):
 # "A week is approximately 7 days." and the end-of-sequence token (9 tokens).
 QUESTION = "How many days are in a week?"
 

@@ -19,13 +19,13 @@ prompt-lookup drafts (num_speculative_tokens 4): the same answers, and /metrics 
 tokens both confirmed and rejected on the way.
 
 The default service with precision = "int8" and with precision = "int4" (its "auto" is one of
-them, by the CPU), decode greedily from
+them, by the file's quantization), decode greedily from
 activations quantized to 8 bits, so their answers drift from FP32 at near-ties. Their answers
 are checked where the reference is never close to a tie (every step's top-1 logit ahead by
 more than MARGIN): those must be the reference's, "stop" included; and their first 16 tokens on
 all 10 prompts must equal the FP32 service's on at least as many prompts as
-tests/reference/llm_reference_test.cpp asserts in process (5 of 10 for INT8 on either
-instruction set, 5 for INT4; docs/LLM.md).
+tests/reference/llm_reference_test.cpp asserts in process (7 of 10 for INT8, 5 for INT4, the same
+bits on every instruction set; docs/LLM.md).
 
 Usage: reference_answers_test.py PATH/TO/coinfer-serve PATH/TO/configs/default.toml
        PATH/TO/coinfer-batch PATH/TO/reference_transformers.json
@@ -46,7 +46,7 @@ import websockets
 from serve import SKIPPED, config_copy, smollm2_installed, start_server  # tests/conformance/serve.py
 
 MAX_TOKENS = 32
-INT8_SAME_OF_16 = 5  # the reference test's floor for greedy INT8 = FP32 over 16 tokens
+INT8_SAME_OF_16 = 7  # the reference test's floor for greedy INT8 = FP32 over 16 tokens
 INT4_SAME_OF_16 = 5  # ... and for INT4
 # INT8 answers must equal FP32's where transformers' top-1 logit leads the runner-up by more
 # than this at every step of the answer: INT8's logit error on SmolLM2 is about 0.1 (the

@@ -19,7 +19,9 @@
 //                does): block bytes per second over a STREAM-style triad's (a = b + s * c) over
 //                the same number of bytes, the share of the memory bandwidth used; calls per
 //                second over oneDNN's INT8 GEMM's on the same copies (per-channel weights); at
-//                M = 64 (a prompt chunk), GFLOP/s over oneDNN's INT8 GEMM's
+//                M = 64 (a prompt chunk), GFLOP/s over oneDNN's INT8 GEMM's; and the core's
+//                ceiling at several rows, independent 512-bit vpdpbusd per second
+//                (llm/vpdpbusd_peak, on CPUs with AVX-512 VNNI)
 //
 //   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 //
@@ -54,6 +56,7 @@
 #include "coinfer/ops/block_linear.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 #include "coinfer/ops/int8_linear.hpp"
+#include "coinfer/ops/small_m_gemm.hpp"
 #include "coinfer/protocol/oip_decoder.hpp"
 #include "coinfer/protocol/oip_encoder.hpp"
 #include "coinfer/runtime/cpu_executor.hpp"
@@ -483,6 +486,25 @@ void triad(benchmark::State& state) {
                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The core's own ceiling for the block kernels at several rows: independent 512-bit vpdpbusd
+// (12 chains, so latency does not bound it) per second. At 8 rows a Q8_0 block of 16 channels
+// (576 bytes) takes 64 of them, so this rate x 9 bytes is the most weight bytes per second
+// one core can multiply by 8 rows, whatever the memory gives.
+__attribute__((target("avx512f,avx512vnni"))) void vpdpbusd_peak(benchmark::State& state) {
+  __m512i c[12];
+  for (int i = 0; i < 12; ++i) c[i] = _mm512_set1_epi32(i);
+  const __m512i a = _mm512_set1_epi32(0x01020304), b = _mm512_set1_epi32(0x05060708);
+  constexpr int kRepeats = 1000;
+  for (auto _ : state) {
+    for (int k = 0; k < kRepeats; ++k) {
+#pragma GCC unroll 12
+      for (int i = 0; i < 12; ++i) asm volatile("vpdpbusd %2, %1, %0" : "+v"(c[i]) : "v"(a), "v"(b));
+    }
+  }
+  for (int i = 0; i < 12; ++i) benchmark::DoNotOptimize(c[i]);
+  state.counters["vpdpbusd"] = benchmark::Counter(12.0 * kRepeats, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // ---- the ratio table ------------------------------------------------------------------------
 
 struct Comparison {
@@ -589,6 +611,8 @@ std::vector<Comparison> register_benchmarks() {
     }
   }
   benchmark::RegisterBenchmark("llm/triad", triad)->Unit(benchmark::kMillisecond);
+  if (detect_small_m_isa() == SmallMIsa::avx512_vnni)
+    benchmark::RegisterBenchmark("llm/vpdpbusd_peak", vpdpbusd_peak)->Unit(benchmark::kMicrosecond);
   const std::pair<const char*, WeightBlocks> formats[] = {{"int8_blocks", WeightBlocks::q8_0},
                                                           {"int4_blocks", WeightBlocks::q4_1}};
   for (const LinearShape& s : kDecodeShapes) {

@@ -210,6 +210,38 @@ TEST_CASE("int4 multiplies a file's Q4_1 blocks as they are, beside the FP32 pat
   CHECK(same_top1 >= 7);
 }
 
+TEST_CASE("int8 multiplies a file's Q8_0 blocks as they are, and auto runs the file's own quantization") {
+  // Q8_0 linear weights: FP32 multiplies their dequantized values, INT8 the blocks themselves
+  // with 8-bit activations per 32 inputs; F32 weights are quantized to the same blocks at load.
+  LlamaOptions o;
+  o.kv_blocks = 32;
+  o.block_size = 4;
+  o.max_step_tokens = 64;
+  std::unique_ptr<LlamaModel> fp32, int8, int8_from_f32;
+  o.precision = LlamaPrecision::fp32;
+  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::q8_0, GgmlType::q8_0), o, fp32).ok());
+  o.precision = LlamaPrecision::int8;
+  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::q8_0, GgmlType::q8_0), o, int8).ok());
+  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::f32, GgmlType::q8_0), o, int8_from_f32).ok());
+  int same_top1 = 0;
+  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+    const auto ids = prompt(11, seed);
+    const auto reference = last_logits(*fp32, ids, 64, iota_table(4));
+    const auto got = last_logits(*int8, ids, 64, iota_table(4));
+    const float range = *std::max_element(reference.begin(), reference.end()) -
+                        *std::min_element(reference.begin(), reference.end());
+    CHECK(max_diff(reference, got) < 0.05f * range);  // the activations' rounding, as int4's above
+    same_top1 += std::max_element(reference.begin(), reference.end()) - reference.begin() ==
+                 std::max_element(got.begin(), got.end()) - got.begin();
+    CHECK(max_diff(got, last_logits(*int8_from_f32, ids, 64, iota_table(4))) == 0.0f);
+  }
+  CHECK(same_top1 >= 7);
+  // "auto": the layers' type decides, not the embedding's.
+  CHECK(file_precision(tiny_llama(7, {}, GgmlType::q4_1, GgmlType::q8_0)) == LlamaPrecision::int4);
+  CHECK(file_precision(tiny_llama(7, {}, GgmlType::q8_0, GgmlType::q8_0)) == LlamaPrecision::int8);
+  CHECK(file_precision(tiny_llama(7, {}, GgmlType::f32, GgmlType::q4_1)) == LlamaPrecision::int8);
+}
+
 TEST_CASE("a copied KV block continues the sequence it came from") {
   auto m = load(LlamaPrecision::int8);
   const auto ids = prompt(6, 5);  // fills block 0 and half of block 1 (block size 4)

@@ -117,20 +117,58 @@ std::size_t group_block_bytes(WeightBlocks f) noexcept {
 template <WeightBlocks F>
 constexpr std::size_t values_offset() noexcept { return F == WeightBlocks::q4_1 ? 32 : 16; }
 
-// Repacks up to 8 output channels (rows of `count` blocks in ggml's layout, row_bytes apart).
-void repack_group(WeightBlocks f, const std::byte* blocks, std::size_t row_bytes, int channels,
-                  int count, std::byte* out) noexcept {
-  const std::size_t bytes = group_block_bytes(f);
+// ---- AVX-512 VNNI: 16 output channels interleaved -------------------------------------------
+// Where the CPU has AVX-512 VNNI the weights are repacked in groups of 16 channels instead, so
+// a chunk of 4 inputs of every channel is one 512-bit vector and vpdpbusd (u8 x s8, four
+// products into each 32-bit lane) multiplies it with a row's 4 activations broadcast: twice the
+// channels per instruction of the 8-lane layout, and one instruction where AVX2 takes a
+// vpmaddubsw, an add and per block a vpmaddwd. A block: the 16 channels' d (FP16), then for
+// Q4_1 their m (FP16), for Q8_0 each channel's block sum of q negated (INT16), then the values
+// (Q4_1: 4 chunks as the 8-lane layout's, 64 bytes each; Q8_0: 8 chunks of 64 bytes).
+// - Q4_1: the nibbles are the unsigned operand, the activations the signed one.
+// - Q8_0: the weights are signed, so the activations are the unsigned operand, stored as
+//   q + 128 (forward() flips their top bit); a block's sum then starts at -128 x the channel's
+//   block sum, which leaves exactly x . w. No per-row sign fix-ups as AVX2 needs.
+// The integer sums equal the AVX2 tiles' and are scaled by the same FP32 operations in the same
+// order, so every output has the same bits.
+constexpr int kWideLanes = 16;
+
+template <WeightBlocks F>
+constexpr std::size_t wide_block_bytes() noexcept {
+  return F == WeightBlocks::q4_1 ? 32 + 32 + 256 : 32 + 32 + 512;
+}
+std::size_t wide_block_bytes(WeightBlocks f) noexcept {
+  return f == WeightBlocks::q4_1 ? wide_block_bytes<WeightBlocks::q4_1>() : wide_block_bytes<WeightBlocks::q8_0>();
+}
+constexpr std::size_t kWideValues = 64;  // d, then m or the negated sums
+
+// Repacks up to `lanes` (8 or 16) output channels, rows of `count` blocks in ggml's layout
+// row_bytes apart, into `bytes` per block: the channels' d, then Q4_1's m or (16 lanes) Q8_0's
+// negated block sums, then the values in chunks of 4 inputs x `lanes` channels.
+void repack_group(WeightBlocks f, int lanes, const std::byte* blocks, std::size_t row_bytes,
+                  int channels, int count, std::byte* out) noexcept {
+  const bool wide = lanes == kWideLanes;
+  const std::size_t bytes = wide ? wide_block_bytes(f) : group_block_bytes(f);
+  const std::size_t second = 2 * static_cast<std::size_t>(lanes);  // m or the negated sums
+  const std::size_t chunk_bytes = 4 * static_cast<std::size_t>(lanes);
+  const std::size_t values_at = f == WeightBlocks::q4_1 || wide ? 4 * lanes : 2 * lanes;
   for (int b = 0; b < count; ++b, out += bytes) {
     std::memset(out, 0, bytes);
+    std::byte* values = out + values_at;
     for (int c = 0; c < channels; ++c) {
       const std::byte* block = blocks + static_cast<std::size_t>(c) * row_bytes + b * weight_block_bytes(f);
       std::memcpy(out + 2 * c, block, 2);  // d
       if (f == WeightBlocks::q8_0) {
-        for (int step = 0; step < 8; ++step) std::memcpy(out + 16 + 32 * step + 4 * c, block + 2 + 4 * step, 4);
+        if (wide) {
+          int sum = 0;
+          for (int j = 0; j < kBlock; ++j) sum += static_cast<std::int8_t>(block[2 + j]);
+          const auto negated = static_cast<std::int16_t>(-sum);  // |sum| <= 32 x 128
+          std::memcpy(out + second + 2 * c, &negated, 2);
+        }
+        for (int step = 0; step < 8; ++step) std::memcpy(values + chunk_bytes * step + 4 * c, block + 2 + 4 * step, 4);
         continue;
       }
-      std::memcpy(out + 16 + 2 * c, block + 2, 2);  // m
+      std::memcpy(out + second + 2 * c, block + 2, 2);  // m
       const auto nibble = [&](int j) {
         const auto byte = static_cast<std::uint8_t>(block[4 + (j % 16)]);
         return j < 16 ? (byte & 0x0f) : (byte >> 4);
@@ -138,7 +176,7 @@ void repack_group(WeightBlocks f, const std::byte* blocks, std::size_t row_bytes
       for (int chunk = 0; chunk < 4; ++chunk) {
         for (int i = 0; i < 4; ++i) {
           const int packed = nibble(8 * chunk + i) | nibble(8 * chunk + 4 + i) << 4;
-          out[32 + 32 * chunk + 4 * c + i] = static_cast<std::byte>(packed);
+          values[chunk_bytes * chunk + 4 * c + i] = static_cast<std::byte>(packed);
         }
       }
     }
@@ -237,63 +275,6 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
     scale_block<F, R>(w, x, r0, b, dots, acc);
   }
   store_tile<R>(acc, r0, bias, y, y_stride, valid);
-}
-
-// ---- AVX-512 VNNI: 16 output channels interleaved -------------------------------------------
-// Where the CPU has AVX-512 VNNI the weights are repacked in groups of 16 channels instead, so
-// a chunk of 4 inputs of every channel is one 512-bit vector and vpdpbusd (u8 x s8, four
-// products into each 32-bit lane) multiplies it with a row's 4 activations broadcast: twice the
-// channels per instruction of the 8-lane layout, and one instruction where AVX2 takes a
-// vpmaddubsw, an add and per block a vpmaddwd. A block: the 16 channels' d (FP16), then for
-// Q4_1 their m (FP16), for Q8_0 each channel's block sum of q negated (INT16), then the values
-// (Q4_1: 4 chunks as the 8-lane layout's, 64 bytes each; Q8_0: 8 chunks of 64 bytes).
-// - Q4_1: the nibbles are the unsigned operand, the activations the signed one.
-// - Q8_0: the weights are signed, so the activations are the unsigned operand, stored as
-//   q + 128 (forward() flips their top bit); a block's sum then starts at -128 x the channel's
-//   block sum, which leaves exactly x . w. No per-row sign fix-ups as AVX2 needs.
-// The integer sums equal the AVX2 tiles' and are scaled by the same FP32 operations in the same
-// order, so every output has the same bits.
-constexpr int kWideLanes = 16;
-
-template <WeightBlocks F>
-constexpr std::size_t wide_block_bytes() noexcept {
-  return F == WeightBlocks::q4_1 ? 32 + 32 + 256 : 32 + 32 + 512;
-}
-std::size_t wide_block_bytes(WeightBlocks f) noexcept {
-  return f == WeightBlocks::q4_1 ? wide_block_bytes<WeightBlocks::q4_1>() : wide_block_bytes<WeightBlocks::q8_0>();
-}
-constexpr std::size_t kWideValues = 64;  // d, then m or the negated sums
-
-void repack_wide_group(WeightBlocks f, const std::byte* blocks, std::size_t row_bytes, int channels,
-                       int count, std::byte* out) noexcept {
-  const std::size_t bytes = wide_block_bytes(f);
-  for (int b = 0; b < count; ++b, out += bytes) {
-    std::memset(out, 0, bytes);
-    for (int c = 0; c < channels; ++c) {
-      const std::byte* block = blocks + static_cast<std::size_t>(c) * row_bytes + b * weight_block_bytes(f);
-      std::memcpy(out + 2 * c, block, 2);  // d
-      std::byte* values = out + kWideValues;
-      if (f == WeightBlocks::q8_0) {
-        int sum = 0;
-        for (int j = 0; j < kBlock; ++j) sum += static_cast<std::int8_t>(block[2 + j]);
-        const auto negated = static_cast<std::int16_t>(-sum);  // |sum| <= 32 x 128
-        std::memcpy(out + 32 + 2 * c, &negated, 2);
-        for (int step = 0; step < 8; ++step) std::memcpy(values + 64 * step + 4 * c, block + 2 + 4 * step, 4);
-        continue;
-      }
-      std::memcpy(out + 32 + 2 * c, block + 2, 2);  // m
-      const auto nibble = [&](int j) {
-        const auto byte = static_cast<std::uint8_t>(block[4 + (j % 16)]);
-        return j < 16 ? (byte & 0x0f) : (byte >> 4);
-      };
-      for (int chunk = 0; chunk < 4; ++chunk) {
-        for (int i = 0; i < 4; ++i) {
-          const int packed = nibble(8 * chunk + i) | nibble(8 * chunk + 4 + i) << 4;
-          values[64 * chunk + 4 * c + i] = static_cast<std::byte>(packed);
-        }
-      }
-    }
-  }
 }
 
 #pragma GCC push_options
@@ -516,7 +497,7 @@ struct BlockLinear::State {
   int n = 0, k = 0, max_batch = 0;
   int lanes = 0;                   // output channels per group: 8, or 16 for the VNNI tiles
   int groups = 0;
-  std::size_t group_bytes = 0;     // repacked weights of one group (repack_group, repack_wide_group)
+  std::size_t group_bytes = 0;     // repacked weights of one group (repack_group)
   std::vector<std::byte> weights;  // groups x group_bytes
   std::vector<float> bias;         // padded to whole groups, zeros without one
   std::vector<std::int8_t> xq;
@@ -569,7 +550,7 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
     const std::byte* from = blocks.data() + static_cast<std::size_t>(g) * s->lanes * row_bytes;
     const int channels = std::min(s->lanes, out_features - g * s->lanes);
     std::byte* to = s->weights.data() + static_cast<std::size_t>(g) * s->group_bytes;
-    (s->vnni ? repack_wide_group : repack_group)(format, from, row_bytes, channels, count, to);
+    repack_group(format, s->lanes, from, row_bytes, channels, count, to);
   }
   s->bias.assign(static_cast<std::size_t>(s->groups) * s->lanes, 0.0f);
   std::copy(bias.begin(), bias.end(), s->bias.begin());

@@ -21,8 +21,9 @@ namespace {
 // `extra` adds metadata or tensors before the file is written.
 // `linear` is the type of the linear layers' weights and `embedding` the token embedding's.
 GgufFile tiny_llama(std::uint32_t seed = 7, const std::function<void(GgufWriter&)>& extra = {},
-                    GgmlType linear = GgmlType::f32, GgmlType embedding = GgmlType::f32) {
-  constexpr int hidden = 64, ffn = 128, vocab = 96, kv = 32, layers = 2;
+                    GgmlType linear = GgmlType::f32, GgmlType embedding = GgmlType::f32,
+                    int ffn = 128) {
+  constexpr int hidden = 64, vocab = 96, kv = 32, layers = 2;
   std::mt19937 rng(seed);
   std::normal_distribution<float> dist(0.0f, 0.2f);
   auto random = [&](std::size_t n) {
@@ -180,63 +181,57 @@ TEST_CASE("a sequence's logits do not depend on the others in its step (INT8, IN
   }
 }
 
-TEST_CASE("int4 multiplies a file's Q4_1 blocks as they are, beside the FP32 path on the same values") {
-  // Q4_1 linear weights and a Q8_0 embedding (SmolLM2's GGUF): the FP32 path multiplies their
-  // dequantized values, INT4 the blocks themselves with 8-bit activations per 32 inputs, so
-  // the two differ only by the activations' rounding.
-  LlamaOptions o;
-  o.kv_blocks = 32;
-  o.block_size = 4;
-  o.max_step_tokens = 64;
-  std::unique_ptr<LlamaModel> fp32, int4, int4_from_f32;
-  o.precision = LlamaPrecision::fp32;
-  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::q4_1, GgmlType::q8_0), o, fp32).ok());
-  o.precision = LlamaPrecision::int4;
-  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::q4_1, GgmlType::q8_0), o, int4).ok());
-  // The same linear weights in F32, quantized to Q4_1 at load as ggml quantizes: the same blocks.
-  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::f32, GgmlType::q8_0), o, int4_from_f32).ok());
-  int same_top1 = 0;
-  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
-    const auto ids = prompt(11, seed);
-    const auto reference = last_logits(*fp32, ids, 64, iota_table(4));
-    const auto got = last_logits(*int4, ids, 64, iota_table(4));
-    const float range = *std::max_element(reference.begin(), reference.end()) -
-                        *std::min_element(reference.begin(), reference.end());
-    CHECK(max_diff(reference, got) < 0.05f * range);
-    same_top1 += std::max_element(reference.begin(), reference.end()) - reference.begin() ==
-                 std::max_element(got.begin(), got.end()) - got.begin();
-    CHECK(max_diff(got, last_logits(*int4_from_f32, ids, 64, iota_table(4))) == 0.0f);
+TEST_CASE("int4 and int8 multiply a file's Q4_1 and Q8_0 blocks as they are, beside the FP32 path on the same values") {
+  // Linear weights in the precision's blocks and a Q8_0 embedding (SmolLM2's GGUF is Q4_1 and
+  // Q8_0): the FP32 path multiplies their dequantized values, INT4/INT8 the blocks themselves
+  // with 8-bit activations per 32 inputs, so the two differ only by the activations' rounding.
+  for (auto [precision, blocks] : {std::pair{LlamaPrecision::int4, GgmlType::q4_1},
+                                   std::pair{LlamaPrecision::int8, GgmlType::q8_0}}) {
+    CAPTURE(static_cast<int>(precision));
+    LlamaOptions o;
+    o.kv_blocks = 32;
+    o.block_size = 4;
+    o.max_step_tokens = 64;
+    std::unique_ptr<LlamaModel> fp32, quantized, from_f32;
+    o.precision = LlamaPrecision::fp32;
+    REQUIRE(LlamaModel::load(tiny_llama(7, {}, blocks, GgmlType::q8_0), o, fp32).ok());
+    o.precision = precision;
+    REQUIRE(LlamaModel::load(tiny_llama(7, {}, blocks, GgmlType::q8_0), o, quantized).ok());
+    // The same linear weights in F32, quantized at load as ggml quantizes: the same blocks.
+    REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::f32, GgmlType::q8_0), o, from_f32).ok());
+    int same_top1 = 0;
+    for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+      const auto ids = prompt(11, seed);
+      const auto reference = last_logits(*fp32, ids, 64, iota_table(4));
+      const auto got = last_logits(*quantized, ids, 64, iota_table(4));
+      const float range = *std::max_element(reference.begin(), reference.end()) -
+                          *std::min_element(reference.begin(), reference.end());
+      CHECK(max_diff(reference, got) < 0.05f * range);
+      same_top1 += std::max_element(reference.begin(), reference.end()) - reference.begin() ==
+                   std::max_element(got.begin(), got.end()) - got.begin();
+      CHECK(max_diff(got, last_logits(*from_f32, ids, 64, iota_table(4))) == 0.0f);
+    }
+    CHECK(same_top1 >= 7);
   }
-  CHECK(same_top1 >= 7);
 }
 
-TEST_CASE("int8 multiplies a file's Q8_0 blocks as they are, and auto runs the file's own quantization") {
-  // Q8_0 linear weights: FP32 multiplies their dequantized values, INT8 the blocks themselves
-  // with 8-bit activations per 32 inputs; F32 weights are quantized to the same blocks at load.
+TEST_CASE("int4 and int8 refuse a layer whose inputs do not divide into blocks of 32, naming it") {
+  // An MLP of 48: the down projection's rows are 48 inputs. FP32 takes it.
   LlamaOptions o;
-  o.kv_blocks = 32;
-  o.block_size = 4;
-  o.max_step_tokens = 64;
-  std::unique_ptr<LlamaModel> fp32, int8, int8_from_f32;
+  o.kv_blocks = 8;
+  o.max_step_tokens = 16;
+  std::unique_ptr<LlamaModel> m;
   o.precision = LlamaPrecision::fp32;
-  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::q8_0, GgmlType::q8_0), o, fp32).ok());
-  o.precision = LlamaPrecision::int8;
-  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::q8_0, GgmlType::q8_0), o, int8).ok());
-  REQUIRE(LlamaModel::load(tiny_llama(7, {}, GgmlType::f32, GgmlType::q8_0), o, int8_from_f32).ok());
-  int same_top1 = 0;
-  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
-    const auto ids = prompt(11, seed);
-    const auto reference = last_logits(*fp32, ids, 64, iota_table(4));
-    const auto got = last_logits(*int8, ids, 64, iota_table(4));
-    const float range = *std::max_element(reference.begin(), reference.end()) -
-                        *std::min_element(reference.begin(), reference.end());
-    CHECK(max_diff(reference, got) < 0.05f * range);  // the activations' rounding, as int4's above
-    same_top1 += std::max_element(reference.begin(), reference.end()) - reference.begin() ==
-                 std::max_element(got.begin(), got.end()) - got.begin();
-    CHECK(max_diff(got, last_logits(*int8_from_f32, ids, 64, iota_table(4))) == 0.0f);
+  CHECK(LlamaModel::load(tiny_llama(7, {}, GgmlType::f32, GgmlType::f32, 48), o, m).ok());
+  for (auto [precision, name] : {std::pair{LlamaPrecision::int8, "int8"}, {LlamaPrecision::int4, "int4"}}) {
+    o.precision = precision;
+    CHECK(LlamaModel::load(tiny_llama(7, {}, GgmlType::f32, GgmlType::f32, 48), o, m).message() ==
+          "tensor 'blk.0.ffn_down.weight': rows of 48 values do not divide into blocks of 32 (precision " +
+              std::string(name) + ")");
   }
-  CHECK(same_top1 >= 7);
-  // "auto": the layers' type decides, not the embedding's.
+}
+
+TEST_CASE("auto runs the file's own quantization: the layers' type decides and not the embedding's") {
   CHECK(file_precision(tiny_llama(7, {}, GgmlType::q4_1, GgmlType::q8_0)) == LlamaPrecision::int4);
   CHECK(file_precision(tiny_llama(7, {}, GgmlType::q8_0, GgmlType::q8_0)) == LlamaPrecision::int8);
   CHECK(file_precision(tiny_llama(7, {}, GgmlType::f32, GgmlType::q4_1)) == LlamaPrecision::int8);

@@ -2,7 +2,9 @@
 // 30-property schema's compile time (cold, and a GrammarCache hit), and the work the grammar
 // adds to every generated token (the matcher's step, the mask, the logits masked), walked over
 // a valid answer's real tokens: on the first answer (each position's token sets computed as
-// they are reached) and on a second (all found computed).
+// they are reached) and on a second (all found computed). Two grammars that make many parser
+// states per step: a group of empty alternatives repeated (the grammar fuzzer's find; its
+// non-empty part is what repeats), and a loop over a 676-way alternation.
 //
 //   coinfer-grammar-bench [PATH/TO/SmolLM2.gguf]   (default: assets/SmolLM2-135M-Instruct.Q4_1.gguf)
 #include <algorithm>
@@ -141,6 +143,8 @@ int main(int argc, char** argv) {
       {"json_object", constraint(OutputConstraint::Kind::json_object, ""),
        R"({"name":"Tom","age":3,"tags":["a","b"],"nested":{"x":[1,2.5,null,true]},"note":"déjà vu"})"},
       {"regex (phone)", constraint(OutputConstraint::Kind::regex, R"(\(\d{3}\) \d{3}-\d{4})"), "(201) 351-5591"},
+      {"regex (45 empty alternatives){1,41}", constraint(OutputConstraint::Kind::regex, "(ct|d-,|x" + std::string(45, '|') + "|." + std::string(45, '|') + " y){1,41} .\ny ::"), "xxxxxxxxxxxxxxxxxx a\ny ::"},
+      {"regex (676 two-letter words)*", constraint(OutputConstraint::Kind::regex, "(aa|ab|ac|ad|ae|af|ag|ah|ai|aj|ak|al|am|an|ao|ap|aq|ar|as|at|au|av|aw|ax|ay|az|ba|bb|bc|bd|be|bf|bg|bh|bi|bj|bk|bl|bm|bn|bo|bp|bq|br|bs|bt|bu|bv|bw|bx|by|bz|ca|cb|cc|cd|ce|cf|cg|ch|ci|cj|ck|cl|cm|cn|co|cp|cq|cr|cs|ct|cu|cv|cw|cx|cy|cz|da|db|dc|dd|de|df|dg|dh|di|dj|dk|dl|dm|dn|do|dp|dq|dr|ds|dt|du|dv|dw|dx|dy|dz|ea|eb|ec|ed|ee|ef|eg|eh|ei|ej|ek|el|em|en|eo|ep|eq|er|es|et|eu|ev|ew|ex|ey|ez|fa|fb|fc|fd|fe|ff|fg|fh|fi|fj|fk|fl|fm|fn|fo|fp|fq|fr|fs|ft|fu|fv|fw|fx|fy|fz|ga|gb|gc|gd|ge|gf|gg|gh|gi|gj|gk|gl|gm|gn|go|gp|gq|gr|gs|gt|gu|gv|gw|gx|gy|gz|ha|hb|hc|hd|he|hf|hg|hh|hi|hj|hk|hl|hm|hn|ho|hp|hq|hr|hs|ht|hu|hv|hw|hx|hy|hz|ia|ib|ic|id|ie|if|ig|ih|ii|ij|ik|il|im|in|io|ip|iq|ir|is|it|iu|iv|iw|ix|iy|iz|ja|jb|jc|jd|je|jf|jg|jh|ji|jj|jk|jl|jm|jn|jo|jp|jq|jr|js|jt|ju|jv|jw|jx|jy|jz|ka|kb|kc|kd|ke|kf|kg|kh|ki|kj|kk|kl|km|kn|ko|kp|kq|kr|ks|kt|ku|kv|kw|kx|ky|kz|la|lb|lc|ld|le|lf|lg|lh|li|lj|lk|ll|lm|ln|lo|lp|lq|lr|ls|lt|lu|lv|lw|lx|ly|lz|ma|mb|mc|md|me|mf|mg|mh|mi|mj|mk|ml|mm|mn|mo|mp|mq|mr|ms|mt|mu|mv|mw|mx|my|mz|na|nb|nc|nd|ne|nf|ng|nh|ni|nj|nk|nl|nm|nn|no|np|nq|nr|ns|nt|nu|nv|nw|nx|ny|nz|oa|ob|oc|od|oe|of|og|oh|oi|oj|ok|ol|om|on|oo|op|oq|or|os|ot|ou|ov|ow|ox|oy|oz|pa|pb|pc|pd|pe|pf|pg|ph|pi|pj|pk|pl|pm|pn|po|pp|pq|pr|ps|pt|pu|pv|pw|px|py|pz|qa|qb|qc|qd|qe|qf|qg|qh|qi|qj|qk|ql|qm|qn|qo|qp|qq|qr|qs|qt|qu|qv|qw|qx|qy|qz|ra|rb|rc|rd|re|rf|rg|rh|ri|rj|rk|rl|rm|rn|ro|rp|rq|rr|rs|rt|ru|rv|rw|rx|ry|rz|sa|sb|sc|sd|se|sf|sg|sh|si|sj|sk|sl|sm|sn|so|sp|sq|sr|ss|st|su|sv|sw|sx|sy|sz|ta|tb|tc|td|te|tf|tg|th|ti|tj|tk|tl|tm|tn|to|tp|tq|tr|ts|tt|tu|tv|tw|tx|ty|tz|ua|ub|uc|ud|ue|uf|ug|uh|ui|uj|uk|ul|um|un|uo|up|uq|ur|us|ut|uu|uv|uw|ux|uy|uz|va|vb|vc|vd|ve|vf|vg|vh|vi|vj|vk|vl|vm|vn|vo|vp|vq|vr|vs|vt|vu|vv|vw|vx|vy|vz|wa|wb|wc|wd|we|wf|wg|wh|wi|wj|wk|wl|wm|wn|wo|wp|wq|wr|ws|wt|wu|wv|ww|wx|wy|wz|xa|xb|xc|xd|xe|xf|xg|xh|xi|xj|xk|xl|xm|xn|xo|xp|xq|xr|xs|xt|xu|xv|xw|xx|xy|xz|ya|yb|yc|yd|ye|yf|yg|yh|yi|yj|yk|yl|ym|yn|yo|yp|yq|yr|ys|yt|yu|yv|yw|yx|yy|yz|za|zb|zc|zd|ze|zf|zg|zh|zi|zj|zk|zl|zm|zn|zo|zp|zq|zr|zs|zt|zu|zv|zw|zx|zy|zz)*"), "thequickbrownfoxjumpsoverthelazydogs"},
       {"GBNF (list)", constraint(OutputConstraint::Kind::grammar, "root ::= item (\", \" item)*\nitem ::= [a-z ]+"),
        "apples, bread and butter, milk, cheese"},
   };

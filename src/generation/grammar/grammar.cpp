@@ -201,26 +201,35 @@ Element Grammar::code_points(std::string_view name,
 
 Element Grammar::repeat(std::string_view name, const Sequence& body, std::int64_t min,
                         std::int64_t max) {
-  // x{min,max} = x x ... (min times) then nested optionals: o_k ::= x o_{k-1} | (empty);
-  // unbounded: r ::= x r | (empty).
   const auto id = rule(std::string(name));
   if (!status.ok()) return {Element::Kind::rule, 0};
+  define_repeat(id, body, min, max);
+  // Only a body with a reference can match the empty string (an empty body repeats nothing).
+  if (status.ok() && std::ranges::any_of(body, [](const Element& e) { return e.kind == Element::Kind::rule; })) {
+    if (!grow(body.size())) return {Element::Kind::rule, id};
+    repetitions_.push_back({id, id + 1, static_cast<std::uint32_t>(rules_.size()), body, min, max});
+  }
+  return {Element::Kind::rule, id};
+}
+
+void Grammar::define_repeat(std::uint32_t id, const Sequence& body, std::int64_t min, std::int64_t max) {
+  // x{min,max} = x x ... (min times) then nested optionals: o_k ::= x o_{k-1} | (empty);
+  // unbounded: r ::= x r | (empty).
+  const std::string name = rules_[id].name;
   if (body.empty() || max == 0) {  // nothing to repeat: the empty string
     define(id, {Sequence{}});
-    return {Element::Kind::rule, id};
+    return;
   }
   const std::int64_t optional = max < 0 ? 0 : max - min;
   if (min < 0 || min + optional > static_cast<std::int64_t>(kMaxElements)) {
     grow(kMaxElements + 1);
-    return {Element::Kind::rule, id};
+    return;
   }
-  if (!grow(body.size() * static_cast<std::size_t>(std::max<std::int64_t>(min, 0) + optional))) {
-    return {Element::Kind::rule, id};
-  }
+  if (!grow(body.size() * static_cast<std::size_t>(std::max<std::int64_t>(min, 0) + optional))) return;
   Element tail{Element::Kind::rule, 0};
   bool has_tail = false;
   if (max < 0) {
-    const auto star = rule(std::string(name) + "-star");
+    const auto star = rule(name + "-star");
     Sequence loop = body;
     loop.push_back({Element::Kind::rule, star});
     define(star, {loop, {}});
@@ -230,7 +239,7 @@ Element Grammar::repeat(std::string_view name, const Sequence& body, std::int64_
     for (std::int64_t k = 0; k < optional && status.ok(); ++k) {
       Sequence more = body;
       if (has_tail) more.push_back(tail);
-      tail = alternation(std::string(name) + "-opt", {more, {}});
+      tail = alternation(name + "-opt", {more, {}});
       has_tail = true;
     }
   }
@@ -238,16 +247,140 @@ Element Grammar::repeat(std::string_view name, const Sequence& body, std::int64_
   for (std::int64_t k = 0; k < min; ++k) seq.insert(seq.end(), body.begin(), body.end());
   if (has_tail) seq.push_back(tail);
   define(id, {seq});
-  return {Element::Kind::rule, id};
+}
+
+namespace {
+
+// A body's non-empty part (x' with L(x') = L(x) minus the empty string), built from the rules'
+// nullable flags: a sequence e1..ek is e1' e2..ek | e2' e3..ek | ... as far as its elements
+// can be empty, and a rule's is the union of its alternatives', each rule's made once. It
+// follows only references that come first after parts that can be empty, which is the graph
+// finish() checks for left recursion: a cycle (or a chain deeper than kMaxDepth) abandons the
+// rewrite, and the repetition stays as written, under the checks that follow.
+class NonEmpty {
+ public:
+  NonEmpty(Grammar& g, std::vector<char>& nullable, std::vector<Grammar::Rule>& rules)
+      : g_(g), nullable_(nullable), rules_(rules), made_(rules.size(), kUnmade) {}
+
+  // false: abandoned (above).
+  bool of(const Sequence& seq, std::vector<Sequence>& out) {
+    for (std::size_t i = 0; i < seq.size(); ++i) {
+      const Element e = seq[i];
+      if (e.kind != Element::Kind::rule || !nullable_[e.value]) {
+        out.emplace_back(seq.begin() + static_cast<std::ptrdiff_t>(i), seq.end());
+        return true;
+      }
+      std::uint32_t part = 0;
+      if (!rule(e.value, part)) return false;
+      if (part == kEmpty) continue;  // it only matches the empty string
+      Sequence alt{{Element::Kind::rule, part}};
+      alt.insert(alt.end(), seq.begin() + static_cast<std::ptrdiff_t>(i) + 1, seq.end());
+      out.push_back(std::move(alt));
+    }
+    return true;
+  }
+
+  // Rules made since `mark` are dropped (an abandoned rewrite).
+  void forget_from(std::size_t mark) {
+    for (auto& m : made_) {
+      if (m != kUnmade && m != kEmpty && m != kMaking && m >= mark) m = kUnmade;
+    }
+  }
+
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+
+ private:
+  static constexpr std::uint32_t kUnmade = 0xFFFFFFFEu, kMaking = 0xFFFFFFFDu;
+  static constexpr int kMaxDepth = 256;
+
+  bool rule(std::uint32_t r, std::uint32_t& out) {
+    if (r >= made_.size()) made_.resize(rules_.size(), kUnmade);  // a rewritten repetition's
+    if (made_[r] == kMaking) return false;                          // left recursion
+    if (made_[r] != kUnmade) {
+      out = made_[r];
+      return true;
+    }
+    if (depth_ >= kMaxDepth) return false;
+    made_[r] = kMaking;
+    ++depth_;
+    std::vector<Sequence> alternatives;
+    bool ok = true;
+    for (std::size_t a = 0; ok && a < rules_[r].alternatives.size(); ++a) {
+      const Sequence alt = rules_[r].alternatives[a];  // rules_ grows below
+      ok = of(alt, alternatives);
+    }
+    --depth_;
+    if (!ok || !g_.status.ok()) {
+      made_[r] = kUnmade;
+      return false;
+    }
+    if (alternatives.empty()) {
+      made_[r] = kEmpty;
+    } else {
+      made_[r] = g_.alternation(rules_[r].name + "-nonempty", std::move(alternatives)).value;
+      if (!g_.status.ok()) return false;
+      nullable_.resize(rules_.size(), 0);
+    }
+    out = made_[r];
+    return true;
+  }
+
+  Grammar& g_;
+  std::vector<char>& nullable_;
+  std::vector<Grammar::Rule>& rules_;
+  std::vector<std::uint32_t> made_;  // rule -> its non-empty part, kEmpty, kUnmade or kMaking
+  int depth_ = 0;
+};
+
+}  // namespace
+
+void Grammar::repeat_non_empty_bodies() {
+  auto nullable = least_fixpoint(rules_, false);
+  NonEmpty non_empty(*this, nullable, rules_);
+  for (const auto& rep : repetitions_) {
+    if (!std::ranges::all_of(rep.body, [&](const Element& e) {
+          return e.kind == Element::Kind::rule && nullable[e.value];
+        })) {
+      continue;
+    }
+    const auto rules_mark = rules_.size();
+    const auto elements_mark = elements_;
+    std::vector<Sequence> parts;
+    if (!non_empty.of(rep.body, parts) || !status.ok()) {
+      if (!status.ok()) return;
+      non_empty.forget_from(rules_mark);
+      rules_.resize(rules_mark);
+      nullable.resize(rules_mark);
+      elements_ = elements_mark;
+      continue;
+    }
+    // The helpers of the repetition as written are referenced by nothing else: emptied.
+    for (auto r = rep.helpers_begin; r < rep.helpers_end; ++r) rules_[r].alternatives.clear();
+    Sequence body;
+    if (parts.size() == 1) {
+      body = std::move(parts.front());
+    } else if (!parts.empty()) {
+      body = {alternation(rules_[rep.rule].name + "-nonempty", std::move(parts))};
+    }
+    const auto made = rules_.size();
+    define_repeat(rep.rule, body, 0, rep.max);
+    if (!status.ok()) return;
+    // The new helpers can match the empty string; the body's non-empty parts cannot.
+    nullable.resize(rules_.size(), 0);
+    for (auto r = made; r < rules_.size(); ++r) nullable[r] = 1;
+  }
+  repetitions_.clear();
 }
 
 Status Grammar::finish(std::uint32_t root) {
   if (!status.ok()) return status;
   root_ = root;
-  const auto n = rules_.size();
   for (const auto& r : rules_) {
     if (!r.defined) return Status::invalid("rule '" + r.name + "' is referenced but not defined");
   }
+  repeat_non_empty_bodies();
+  if (!status.ok()) return status;
+  const auto n = rules_.size();
   // Productive rules derive some finite string; alternatives through others are dead ends
   // a generation could enter and never leave, so they go.
   const auto productive = least_fixpoint(rules_, true);

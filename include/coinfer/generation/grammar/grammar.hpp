@@ -36,6 +36,9 @@ using Sequence = std::vector<Element>;  // without the trailing end
 // a context-free grammar over bytes (UTF-8 is spelled out as byte sequences), rules of
 // alternatives of sequences. Repetition is rules too: x* is r ::= x r | (empty), which the
 // matcher runs in constant stack depth (a reference in tail position pushes no frame).
+// A body that can match the empty string repeats as its non-empty part (x{m,n} = x'{0,n} when
+// x can be empty, finish()): repeated as written, every copy would stand at the start of the
+// next byte, so a step would carry one parser state per copy, and x* would be left-recursive.
 //
 // Built through the member functions, which keep the grammar within its size bound (a schema
 // that would explode stops with an error instead of taking the memory); finish() then checks
@@ -71,9 +74,9 @@ class Grammar {
   // body repeated min..max times (max < 0: unbounded).
   Element repeat(std::string_view name, const Sequence& body, std::int64_t min, std::int64_t max);
 
-  // Checks and freezes; the start rule is `root`. Errors: "rule 'x' is referenced but not
-  // defined", "rule 'x' is left-recursive", "the grammar matches nothing", "too large", "too
-  // ambiguous".
+  // Rewrites the repetitions of bodies that can match the empty string (above), then checks
+  // and freezes; the start rule is `root`. Errors: "rule 'x' is referenced but not defined",
+  // "rule 'x' is left-recursive", "the grammar matches nothing", "too large", "too ambiguous".
   Status finish(std::uint32_t root);
 
   // Set by the builders when a bound is crossed; finish() reports it.
@@ -85,8 +88,18 @@ class Grammar {
   std::size_t elements() const noexcept { return elements_; }
 
  private:
+  // A repetition as written, kept for finish(): its rule, the helper rules it made, its body.
+  struct Repetition {
+    std::uint32_t rule;
+    std::uint32_t helpers_begin, helpers_end;
+    Sequence body;
+    std::int64_t min, max;
+  };
   bool grow(std::size_t elements);
+  void define_repeat(std::uint32_t id, const Sequence& body, std::int64_t min, std::int64_t max);
+  void repeat_non_empty_bodies();
   std::vector<Rule> rules_;
+  std::vector<Repetition> repetitions_;
   std::vector<ByteSet> sets_;
   std::uint32_t root_ = 0;
   std::size_t elements_ = 0;

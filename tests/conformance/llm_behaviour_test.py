@@ -165,8 +165,9 @@ def long_stream(server, results, name, priority=None, max_tokens=200):
 
 def check_overload_and_priority(server):
     results = {}
-    # Long enough to still run while the others queue, even on a loaded machine.
-    running = long_stream(server, results, "running", max_tokens=200)
+    # Long enough to still run while the others queue, even on a loaded machine (1,000 tokens:
+    # a few seconds at the default service's speed on two cores; 200 took under half a second).
+    running = long_stream(server, results, "running", max_tokens=1000)
     server.wait_for("coinfer_num_requests_running", 1)
     # Two wait (max_queue_size 2): the earlier with priority 5, the later with -1.
     low = long_stream(server, results, "low", priority=5, max_tokens=4)
@@ -186,11 +187,13 @@ def check_overload_and_priority(server):
 
 
 def check_timeouts(server):
-    body = {"model": "smollm2", "prompt": "Count from one to one thousand:", "max_tokens": 400,
+    # Lengths that no CPU decodes within the timeouts (4,000 tokens in 1 s, 300 in 0.1 s): the
+    # default service runs several hundred tokens/s on two cores, so 400 in 2 s could finish.
+    body = {"model": "smollm2", "prompt": "Count from one to one thousand:", "max_tokens": 4000,
             "ignore_eos": True, "temperature": 0, "timeout": 0.3}
     r = server.post("/v1/completions", body)
     check(r.status_code == 504 and "error" in r.json(), f"timeout 0.3 s: {r.status_code} {r.text}")
-    with server.post("/v1/completions", dict(body, stream=True, timeout=2.0), stream=True) as r:
+    with server.post("/v1/completions", dict(body, stream=True, timeout=1.0), stream=True) as r:
         check(r.status_code == 200, f"a stream: {r.status_code}")
         events, done = sse(r)
     check(len(events) >= 2 and "error" in events[-1] and not done,
@@ -199,8 +202,8 @@ def check_timeouts(server):
     print(f"timeout: 504, and an error event after {len(events) - 1} chunks without [DONE]", flush=True)
     # Neither was stored: the same request without a timeout computes.
     del body["timeout"]
-    body["max_tokens"] = 40
-    r = server.post("/v1/completions", dict(body, timeout=0.2))
+    body["max_tokens"] = 300
+    r = server.post("/v1/completions", dict(body, timeout=0.1))
     check(r.status_code == 504, f"{r.status_code} {r.text}")
     r = server.post("/v1/completions", body)
     check(r.status_code == 200 and r.headers.get("X-Cache") == "miss",
@@ -218,17 +221,19 @@ def check_cache(server):
     check(r.headers.get("X-Cache") == "miss", f"after logprobs requests: {r.headers}")
     check(server.chat(q).headers.get("X-Cache") == "hit-exact", "a plain repeat is a hit")
 
-    # A stream whose client leaves after its first chunks is not stored.
+    # A stream whose client leaves after its first chunks is not stored (1,000 tokens without
+    # an end: still running when the server sees the client gone, however fast it decodes).
     q = "Write a long story about a lighthouse."
-    body = {"model": "smollm2", "temperature": 0, "max_tokens": 200, "stream": True,
-            "messages": [{"role": "user", "content": q}]}
+    long = {"max_tokens": 1000, "ignore_eos": True}
+    body = {"model": "smollm2", "temperature": 0, "stream": True,
+            "messages": [{"role": "user", "content": q}], **long}
     with server.post("/v1/chat/completions", body, stream=True) as r:
         check(r.status_code == 200, f"a stream: {r.status_code}")  # (r.text would read it all)
         for line in r.iter_lines(decode_unicode=True):
             if line.startswith("data: {"):
                 break  # the first chunk came: leave
     server.wait_for("coinfer_num_requests_running", 0)
-    r = server.chat(q, max_tokens=200)
+    r = server.chat(q, **long)
     check(r.headers.get("X-Cache") == "miss",
           f"after a left stream: {r.headers.get('X-Cache')} {r.json()['usage']} {r.json()['choices'][0]}")
 

@@ -322,6 +322,13 @@ TEST_CASE("a repeated body that can match the empty string repeats its non-empty
   const auto later = gbnf("root ::= x{2,5} \".\" z*\nx ::= \"a\" | \"\" | y\ny ::= \"b\"?\nz ::= \"\"\n");
   check_table(later, {".", "a.", "abab.", "aaaaa."}, {"aaaaaa.", "c."});
   CHECK(heads_after(later, "a") <= 3);
+  // A repetition whose body reaches another, written later, through a rule defined after both.
+  check_table(gbnf("root ::= n{2} \".\"\nn ::= (\"a\" | \"\"){1,3}\n"),
+              {".", "a.", "aa.", "aaaa.", "aaaaaa."}, {"aaaaaaa.", "b."});
+  // Left recursion inside the body leaves it as written, and says so; unused rules are not run.
+  CHECK(error_of(gbnf_grammar, "root ::= x*\nx ::= y \"a\" | \"\"\ny ::= x") ==
+        "grammar: rule 'x' is left-recursive");
+  CHECK(error_of(gbnf_grammar, "root ::= \"a\"\nz ::= z \"b\" | \"c\"") == "(no error)");
   // The fuzz input, made printable: a few dozen empty alternatives in a group repeated 41 times.
   std::string pipes(45, '|');
   const auto found = regex("(ct|d-,|x" + pipes + "|." + pipes + " y){1,41} .\ny ::");

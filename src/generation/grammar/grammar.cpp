@@ -207,7 +207,7 @@ Element Grammar::repeat(std::string_view name, const Sequence& body, std::int64_
   // Only a body with a reference can match the empty string (an empty body repeats nothing).
   if (status.ok() && std::ranges::any_of(body, [](const Element& e) { return e.kind == Element::Kind::rule; })) {
     if (!grow(body.size())) return {Element::Kind::rule, id};
-    repetitions_.push_back({id, id + 1, static_cast<std::uint32_t>(rules_.size()), body, min, max});
+    repetitions_.push_back({id, body, max});
   }
   return {Element::Kind::rule, id};
 }
@@ -282,6 +282,7 @@ class NonEmpty {
 
   // Rules made since `mark` are dropped (an abandoned rewrite).
   void forget_from(std::size_t mark) {
+    if (made_.size() > mark) made_.resize(mark);
     for (auto& m : made_) {
       if (m != kUnmade && m != kEmpty && m != kMaking && m >= mark) m = kUnmade;
     }
@@ -354,8 +355,8 @@ void Grammar::repeat_non_empty_bodies() {
       elements_ = elements_mark;
       continue;
     }
-    // The helpers of the repetition as written are referenced by nothing else: emptied.
-    for (auto r = rep.helpers_begin; r < rep.helpers_end; ++r) rules_[r].alternatives.clear();
+    // The rules of the repetition as written stay: a non-empty part made earlier (of a rule
+    // that reaches this repetition) may refer to them. Unreachable, they are never checked.
     Sequence body;
     if (parts.size() == 1) {
       body = std::move(parts.front());
@@ -427,8 +428,25 @@ Status Grammar::finish(std::uint32_t root) {
     }
     return total;
   };
+  // Only the rules the start rule reaches run (unused GBNF rules, repetitions as written
+  // before finish() rewrote them).
+  std::vector<char> reachable(n, 0);
+  std::vector<std::uint32_t> stack{root};
+  reachable[root] = 1;
+  while (!stack.empty()) {
+    const auto r = stack.back();
+    stack.pop_back();
+    for (const auto& alt : rules_[r].alternatives) {
+      for (const auto& e : alt) {
+        if (e.kind == Element::Kind::rule && !reachable[e.value]) {
+          reachable[e.value] = 1;
+          stack.push_back(e.value);
+        }
+      }
+    }
+  }
   for (std::uint32_t start = 0; start < n; ++start) {
-    if (color[start] != 0) continue;
+    if (color[start] != 0 || !reachable[start]) continue;
     path.push_back({start, 0});
     color[start] = 1;
     while (!path.empty()) {

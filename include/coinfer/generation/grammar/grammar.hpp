@@ -88,12 +88,11 @@ class Grammar {
   std::size_t elements() const noexcept { return elements_; }
 
  private:
-  // A repetition as written, kept for finish(): its rule, the helper rules it made, its body.
+  // A repetition as written, kept for finish(): its rule and its body.
   struct Repetition {
     std::uint32_t rule;
-    std::uint32_t helpers_begin, helpers_end;
     Sequence body;
-    std::int64_t min, max;
+    std::int64_t max;
   };
   bool grow(std::size_t elements);
   void define_repeat(std::uint32_t id, const Sequence& body, std::int64_t min, std::int64_t max);

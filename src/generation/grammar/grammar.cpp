@@ -284,7 +284,7 @@ class NonEmpty {
   void forget_from(std::size_t mark) {
     if (made_.size() > mark) made_.resize(mark);
     for (auto& m : made_) {
-      if (m != kUnmade && m != kEmpty && m != kMaking && m >= mark) m = kUnmade;
+      if (m >= mark && m < kMaking) m = kUnmade;  // a made part (the markers lie above rule ids)
     }
   }
 

@@ -14,7 +14,8 @@
 //                (M <= 16 runs coinfer's small-M kernel, small_m_gemm.hpp)
 //   llm/...      a language model's decode GEMMs at SmolLM2-135M's shapes, M = 1 and 8, through
 //                BlockLinear as precision "int8" (Q8_0 blocks) and "int4" (Q4_1, the head
-//                Q8_0) hold the layer, each over copies of the layer whose weights add up to
+//                Q8_0) hold the layer, with 8-bit activations and (_a16) with 16-bit ones
+//                (BlockActivations::int16), each over copies of the layer whose weights add up to
 //                ~128 MiB (so that every call streams its weights from memory, as a decode step
 //                does): block bytes per second over a STREAM-style triad's (a = b + s * c) over
 //                the same number of bytes, the share of the memory bandwidth used; calls per
@@ -28,7 +29,8 @@
 // Counters: bytes_per_second (the JSON text), "floats" (elements per second), "flops"
 // (2 M K N per call, per second). After the run, a table gives each coinfer figure over its
 // peer's (medians when repeated): on stdout after the console report, on stderr with another
-// --benchmark_format. One compute thread throughout.
+// --benchmark_format. One compute thread throughout, except the llm/ decode rows and triad, run
+// again on two (/threads:2, wall-clock time).
 
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
@@ -322,6 +324,9 @@ constexpr LinearShape kDecodeShapes[] = {
     {"smollm2.head", 576, 49152, Activation::none, 0},
 };
 constexpr int kDecodeRows[] = {1, 8};
+// The decode rows' bytes per second with one compute thread and with two (the server's team on a
+// 2-core machine), each over a triad run on as many threads.
+constexpr int kDecodeThreads[] = {1, 2};
 constexpr int kPrefillRows = 64;  // a prompt chunk: the block kernels' arithmetic, not their bytes
 constexpr std::size_t kDecodeStepBytes = std::size_t{128} << 20;  // ~ SmolLM2's INT8 weights
 constexpr int kMaxBatchRows = 64;
@@ -429,10 +434,20 @@ void llm_onednn(benchmark::State& state, LinearShape s, int m) {
   state.counters["calls"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The calling thread's compute team sized for one benchmark, back to one thread after it.
+struct TeamSize {
+  explicit TeamSize(int threads) { set_compute_threads(threads); }
+  ~TeamSize() { set_compute_threads(1); }
+  TeamSize(const TeamSize&) = delete;
+  TeamSize& operator=(const TeamSize&) = delete;
+};
+
 // The same layer as LlamaPrecision::int8 (Q8_0 blocks, 1.0625 bytes per weight) or ::int4
 // holds it (Q4_1 blocks, 0.625 bytes per weight; the head Q8_0), as many copies as llm_onednn
 // makes (the same weights per call).
-void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks layers_format) {
+void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks layers_format, int threads,
+                BlockActivations activations) {
+  const TeamSize team(threads);
   const bool head = std::string_view(s.name) == "smollm2.head";
   const WeightBlocks format = head ? WeightBlocks::q8_0 : layers_format;
   const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
@@ -443,7 +458,7 @@ void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks laye
     std::vector<std::byte> blocks;
     ggml_quantize(static_cast<std::uint32_t>(format == WeightBlocks::q8_0 ? GgmlType::q8_0 : GgmlType::q4_1), weight.data(),
                   weight.size(), blocks);
-    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, std::max(8, m), layers[i]);
+    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, std::max(8, m), layers[i], activations);
         !status) {
       state.SkipWithError(status.message().c_str());
       return;
@@ -470,15 +485,19 @@ void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks laye
 
 // The peer: a = b + s * c over three FP32 arrays of kDecodeStepBytes together; bytes counts
 // the three arrays (STREAM's convention: two read, one written) per pass.
-void triad(benchmark::State& state) {
+void triad(benchmark::State& state, int threads) {
+  const TeamSize team(threads);
   const std::size_t count = kDecodeStepBytes / 3 / sizeof(float);
   std::vector<float> a(count), b = uniform_floats(count, -1, 1, 1), c = uniform_floats(count, -1, 1, 2);
   const float scalar = 3.0f;
+  const auto n = static_cast<std::int64_t>(count);
   for (auto _ : state) {
     float* pa = a.data();
     const float* pb = b.data();
     const float* pc = c.data();
-    for (std::size_t i = 0; i < count; ++i) pa[i] = pb[i] + scalar * pc[i];
+    parallel_for(n, (n + threads - 1) / threads, threads, [&](int, std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) pa[i] = pb[i] + scalar * pc[i];
+    });
     benchmark::DoNotOptimize(a.data());
     benchmark::ClobberMemory();
   }
@@ -610,23 +629,42 @@ std::vector<Comparison> register_benchmarks() {
                              ours, peer, "flops"});
     }
   }
-  benchmark::RegisterBenchmark("llm/triad", triad)->Unit(benchmark::kMillisecond);
+  for (const int threads : kDecodeThreads) {
+    const std::string name = "llm/triad/threads:" + std::to_string(threads);
+    benchmark::RegisterBenchmark(name.c_str(), triad, threads)->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
   if (detect_small_m_isa() == SmallMIsa::avx512_vnni)
     benchmark::RegisterBenchmark("llm/vpdpbusd_peak", vpdpbusd_peak)->Unit(benchmark::kMicrosecond);
-  const std::pair<const char*, WeightBlocks> formats[] = {{"int8_blocks", WeightBlocks::q8_0},
-                                                          {"int4_blocks", WeightBlocks::q4_1}};
+  struct Format {
+    const char* name;
+    WeightBlocks blocks;
+    BlockActivations activations;
+  };
+  // _a16: BlockActivations::int16 (two bytes per activation, twice the multiplies), one thread.
+  const Format formats[] = {{"int8_blocks", WeightBlocks::q8_0, BlockActivations::int8},
+                            {"int4_blocks", WeightBlocks::q4_1, BlockActivations::int8},
+                            {"int8_blocks_a16", WeightBlocks::q8_0, BlockActivations::int16},
+                            {"int4_blocks_a16", WeightBlocks::q4_1, BlockActivations::int16}};
   for (const LinearShape& s : kDecodeShapes) {
     const std::string label = "llm " + std::string(s.name) + " " + std::to_string(s.k) + "→" + std::to_string(s.n);
     for (const int m : kDecodeRows) {
       const std::string shape = std::string(s.name) + "/M:" + std::to_string(m);
       const std::string peer = "llm/onednn/" + shape;
       benchmark::RegisterBenchmark(peer.c_str(), llm_onednn, s, m)->Unit(benchmark::kMicrosecond);
-      for (const auto& [name, format] : formats) {
-        const std::string ours = "llm/" + std::string(name) + "/" + shape;
-        benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, m, format)->Unit(benchmark::kMicrosecond);
+      for (const auto& [name, format, activations] : formats) {
         const std::string what = label + ", M " + std::to_string(m) + ": " + name;
-        comparisons.push_back({what + " / triad (GB/s)", ours, "llm/triad", "bytes"});
-        comparisons.push_back({what + " / oneDNN INT8 (calls/s)", ours, peer, "calls"});
+        for (const int threads : kDecodeThreads) {
+          if (threads > 1 && activations == BlockActivations::int16) continue;
+          const std::string ours =
+              "llm/" + std::string(name) + "/" + shape + (threads == 1 ? "" : "/threads:" + std::to_string(threads));
+          benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, m, format, threads, activations)
+              ->Unit(benchmark::kMicrosecond)
+              ->UseRealTime();
+          comparisons.push_back({what + ", " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") +
+                                     " / triad (GB/s)",
+                                 ours, "llm/triad/threads:" + std::to_string(threads), "bytes"});
+          if (threads == 1) comparisons.push_back({what + " / oneDNN INT8 (calls/s)", ours, peer, "calls"});
+        }
       }
     }
     // A prompt chunk's rows: the block kernels' arithmetic against oneDNN's INT8 GEMM (u8 x s8)
@@ -635,9 +673,9 @@ std::vector<Comparison> register_benchmarks() {
     const std::string shape = std::string(s.name) + "/M:" + std::to_string(kPrefillRows);
     const std::string peer = "llm/onednn_int8/" + shape;
     benchmark::RegisterBenchmark(peer.c_str(), onednn_gemm, s, kPrefillRows)->Unit(benchmark::kMicrosecond);
-    for (const auto& [name, format] : formats) {
+    for (const auto& [name, format, activations] : formats) {
       const std::string ours = "llm/" + std::string(name) + "/" + shape;
-      benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, kPrefillRows, format)->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, kPrefillRows, format, 1, activations)->Unit(benchmark::kMicrosecond);
       comparisons.push_back({label + ", M " + std::to_string(kPrefillRows) + ": " + name + " / oneDNN INT8 (GFLOP/s)",
                              ours, peer, "flops"});
     }
@@ -648,7 +686,7 @@ std::vector<Comparison> register_benchmarks() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  set_compute_threads(1);  // as the executor's compute thread: one core for every benchmark
+  set_compute_threads(1);  // as the executor's compute thread: one core (two where a name says)
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   const dnnl_version_t* onednn = dnnl_version();

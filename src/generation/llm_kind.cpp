@@ -37,6 +37,7 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   const bool on_cuda = cuda_device >= 0;
   ModelOptions options(config);
   std::string precision = "auto";
+  std::string activations;  // int8 and int4 on the CPU: "int8" (the default) or "int16"
   // On a GPU as vLLM's defaults: 256 sequences, 2,048 tokens a step, the cache from memory.
   std::int64_t kv_cache_mib = on_cuda ? 0 : 512, block_size = 16,
                max_num_seqs = on_cuda ? 256 : 64, max_step_tokens = on_cuda ? 2048 : 256,
@@ -50,6 +51,7 @@ Status make_generator(const ModelConfig& config, int compute_threads,
                prompt_lookup_max = spec_defaults.lookup_max,
                speculative_max_running = spec_defaults.max_running;
   options.string("precision", precision);
+  options.string("activations", activations);
   if (on_cuda) {  // the device's own keys; unknown keys on the CPU
     options.number("gpu_memory_utilization", gpu_memory_utilization, 0.05, 1.0);
     options.boolean("enforce_eager", enforce_eager);
@@ -80,6 +82,18 @@ Status make_generator(const ModelConfig& config, int compute_threads,
     return Status::invalid(where + ".precision: \"" + precision +
                            "\" runs on the CPU only; on CUDA the model is INT8 (\"auto\" or "
                            "\"int8\")");
+  }
+  if (!activations.empty()) {
+    if (activations != "int8" && activations != "int16") {
+      return Status::invalid(where + ".activations: expected \"int8\" or \"int16\", got \"" + activations + "\"");
+    }
+    if (on_cuda && activations == "int16") {
+      return Status::invalid(where + ".activations: \"int16\" runs on the CPU only; on CUDA the activations are INT8");
+    }
+    if (precision == "fp32" && activations == "int16") {  // "int8", the default, is harmless
+      return Status::invalid(where + ".activations: applies to \"int8\" and \"int4\" weights; \"fp32\" "
+                             "multiplies FP32 activations");
+    }
   }
   if (on_cuda) precision = "int8";
   std::string precision_note;
@@ -189,6 +203,10 @@ Status make_generator(const ModelConfig& config, int compute_threads,
     model_options.precision = precision == "fp32"   ? LlamaPrecision::fp32
                               : precision == "int4" ? LlamaPrecision::int4
                                                     : LlamaPrecision::int8;
+  }
+  model_options.activations = activations == "int16" ? BlockActivations::int16 : BlockActivations::int8;
+  if (model_options.precision != LlamaPrecision::fp32) {
+    precision_note += std::string(", ") + to_string(model_options.activations) + " activations";
   }
   model_options.block_size = static_cast<int>(block_size);
   model_options.max_step_tokens = static_cast<int>(max_step_tokens);

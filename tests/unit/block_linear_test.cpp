@@ -1,4 +1,6 @@
 // BlockLinear: ggml block weights (Q4_1, Q8_0) times activations quantized per 32 inputs.
+#include "coinfer/ops/block_linear.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,14 +11,15 @@
 
 #include "coinfer/core/half.hpp"
 #include "coinfer/models/gguf.hpp"
-#include "coinfer/ops/block_linear.hpp"
 #include "coinfer/ops/compute_threads.hpp"
 
 using namespace coinfer;
 
 namespace {
 
-GgmlType ggml_type(WeightBlocks f) { return f == WeightBlocks::q4_1 ? GgmlType::q4_1 : GgmlType::q8_0; }
+GgmlType ggml_type(WeightBlocks f) {
+  return f == WeightBlocks::q4_1 ? GgmlType::q4_1 : GgmlType::q8_0;
+}
 
 struct Case {
   int n, k;
@@ -49,43 +52,52 @@ std::vector<float> activations(int m, int k, std::mt19937& rng) {
 
 }  // namespace
 
+constexpr BlockActivations kActivations[] = {BlockActivations::int8, BlockActivations::int16};
+
 TEST_CASE("block linear stays within its activation rounding of the dequantized product") {
   std::mt19937 rng(11);
   for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
-    for (auto [n, k, m] : {std::tuple{37, 32, 1}, {96, 576, 5}, {64, 1536, 8}, {13, 96, 11}}) {
-      CAPTURE(to_string(f));
-      CAPTURE(n);
-      CAPTURE(k);
-      CAPTURE(m);
-      Case c = make_case(f, n, k, rng);
-      std::vector<float> bias(static_cast<std::size_t>(n));
-      for (int i = 0; i < n; ++i) bias[i] = 0.01f * static_cast<float>(i % 7) - 0.03f;
-      BlockLinear layer;
-      REQUIRE(BlockLinear::create(f, c.blocks, bias, n, k, m, layer).ok());
-      const auto x = activations(m, k, rng);
-      std::vector<float> y(static_cast<std::size_t>(m) * n, NAN);
-      REQUIRE(layer.forward(x.data(), m, y.data()).ok());
-      for (int r = 0; r < m; ++r) {
-        for (int col = 0; col < n; ++col) {
-          // Each activation moves by at most half its block's step (max |x| / 127 / 2), so the
-          // product moves by at most sum over blocks of that step x sum |w|.
-          double exact = bias[col], bound = 0, magnitude = 0;
-          for (int b = 0; b < k / 32; ++b) {
-            double amax = 0, wabs = 0;
-            for (int j = 0; j < 32; ++j) {
-              const std::size_t i = static_cast<std::size_t>(b) * 32 + j;
-              const double xv = x[static_cast<std::size_t>(r) * k + i];
-              const double wv = c.w[static_cast<std::size_t>(col) * k + i];
-              exact += xv * wv;
-              magnitude += std::fabs(xv * wv);
-              amax = std::max(amax, std::fabs(xv));
-              wabs += std::fabs(wv);
+    for (auto act : kActivations) {
+      for (auto [n, k, m] : {std::tuple{37, 32, 1}, {96, 576, 5}, {64, 1536, 8}, {13, 96, 11}}) {
+        CAPTURE(to_string(f));
+        CAPTURE(to_string(act));
+        CAPTURE(n);
+        CAPTURE(k);
+        CAPTURE(m);
+        Case c = make_case(f, n, k, rng);
+        std::vector<float> bias(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) bias[i] = 0.01f * static_cast<float>(i % 7) - 0.03f;
+        BlockLinear layer;
+        REQUIRE(BlockLinear::create(f, c.blocks, bias, n, k, m, layer, act).ok());
+        CHECK(layer.activations() == act);
+        const auto x = activations(m, k, rng);
+        std::vector<float> y(static_cast<std::size_t>(m) * n, NAN);
+        REQUIRE(layer.forward(x.data(), m, y.data()).ok());
+        for (int r = 0; r < m; ++r) {
+          for (int col = 0; col < n; ++col) {
+            // Each activation moves by at most half its block's step (max |x| / 127 / 2), so the
+            // product moves by at most sum over blocks of that step x sum |w|. With int16 the
+            // second byte quantizes what is left (at most that half step) the same way: at most
+            // half of its own step, 1/254 of the first's half step.
+            double exact = bias[col], bound = 0, magnitude = 0;
+            for (int b = 0; b < k / 32; ++b) {
+              double amax = 0, wabs = 0;
+              for (int j = 0; j < 32; ++j) {
+                const std::size_t i = static_cast<std::size_t>(b) * 32 + j;
+                const double xv = x[static_cast<std::size_t>(r) * k + i];
+                const double wv = c.w[static_cast<std::size_t>(col) * k + i];
+                exact += xv * wv;
+                magnitude += std::fabs(xv * wv);
+                amax = std::max(amax, std::fabs(xv));
+                wabs += std::fabs(wv);
+              }
+              const double step = amax / 127.0 / 2.0;
+              bound += (act == BlockActivations::int16 ? step / 254.0 : step) * wabs;
             }
-            bound += amax / 127.0 / 2.0 * wabs;
+            const double got = y[static_cast<std::size_t>(r) * n + col];
+            REQUIRE(std::isfinite(got));
+            CHECK(std::fabs(got - exact) <= bound * 1.001 + 1e-5 * magnitude + 1e-6);
           }
-          const double got = y[static_cast<std::size_t>(r) * n + col];
-          REQUIRE(std::isfinite(got));
-          CHECK(std::fabs(got - exact) <= bound * 1.001 + 1e-5 * magnitude + 1e-6);
         }
       }
     }
@@ -96,77 +108,98 @@ TEST_CASE("block linear computes the blocks' integer dot products and scales exa
   // The same arithmetic written plainly: each 32-input block of x quantized to q = round(x *
   // 127 / max|x|) with scale max|x| / 127 (FP32, ties to even), then per block
   // d_w d_x dot(q_w, q_x) (+ m_w d_x sum(q_x)); only the order of the FP32 sums may differ.
+  // With int16 a second pass of the same over each block's residual, x - d_x q_x (one
+  // rounding: fma), adds its own terms.
   std::mt19937 rng(23);
   for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
-    const int n = 21, k = 320, m = 6;
-    Case c = make_case(f, n, k, rng);
-    BlockLinear layer;
-    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, layer).ok());
-    const auto x = activations(m, k, rng);
-    std::vector<float> y(static_cast<std::size_t>(m) * n);
-    REQUIRE(layer.forward(x.data(), m, y.data()).ok());
-    const std::size_t block_bytes = weight_block_bytes(f);
-    for (int r = 0; r < m; ++r) {
-      for (int col = 0; col < n; ++col) {
-        double exact = 0, magnitude = 0;
-        for (int b = 0; b < k / 32; ++b) {
-          const float* xb = x.data() + static_cast<std::size_t>(r) * k + b * 32;
-          float max = 0;
-          for (int j = 0; j < 32; ++j) max = std::max(max, std::fabs(xb[j]));
-          const float inv = max > 0 ? 127.0f / max : 0.0f;
-          const float dx = max / 127.0f;
-          const std::byte* block = c.blocks.data() + (static_cast<std::size_t>(col) * (k / 32) + b) * block_bytes;
-          std::uint16_t bits[2];
-          std::memcpy(bits, block, sizeof bits);
-          long dot = 0, sum = 0;
-          for (int j = 0; j < 32; ++j) {
-            const int qx = static_cast<int>(std::nearbyint(xb[j] * inv));
-            int qw;
-            if (f == WeightBlocks::q4_1) {
-              const auto byte = static_cast<std::uint8_t>(block[4 + j % 16]);
-              qw = j < 16 ? (byte & 0x0f) : (byte >> 4);
-            } else {
-              qw = static_cast<std::int8_t>(block[2 + j]);
+    for (auto act : kActivations) {
+      const int n = 21, k = 320, m = 6;
+      Case c = make_case(f, n, k, rng);
+      BlockLinear layer;
+      REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, layer, act).ok());
+      const auto x = activations(m, k, rng);
+      std::vector<float> y(static_cast<std::size_t>(m) * n);
+      REQUIRE(layer.forward(x.data(), m, y.data()).ok());
+      const std::size_t block_bytes = weight_block_bytes(f);
+      for (int r = 0; r < m; ++r) {
+        for (int col = 0; col < n; ++col) {
+          double exact = 0, magnitude = 0;
+          for (int b = 0; b < k / 32; ++b) {
+            float xb[32];
+            std::memcpy(xb, x.data() + static_cast<std::size_t>(r) * k + b * 32, sizeof xb);
+            for (int pass = 0; pass < (act == BlockActivations::int16 ? 2 : 1); ++pass) {
+              float max = 0;
+              for (int j = 0; j < 32; ++j) max = std::max(max, std::fabs(xb[j]));
+              const float inv = max > 0 ? 127.0f / max : 0.0f;
+              const float dx = max / 127.0f;
+              const std::byte* block =
+                  c.blocks.data() + (static_cast<std::size_t>(col) * (k / 32) + b) * block_bytes;
+              std::uint16_t bits[2];
+              std::memcpy(bits, block, sizeof bits);
+              long dot = 0, sum = 0;
+              float residual[32];
+              for (int j = 0; j < 32; ++j) {
+                const int qx = static_cast<int>(std::nearbyint(xb[j] * inv));
+                residual[j] = std::fma(-dx, static_cast<float>(qx), xb[j]);
+                int qw;
+                if (f == WeightBlocks::q4_1) {
+                  const auto byte = static_cast<std::uint8_t>(block[4 + j % 16]);
+                  qw = j < 16 ? (byte & 0x0f) : (byte >> 4);
+                } else {
+                  qw = static_cast<std::int8_t>(block[2 + j]);
+                }
+                dot += static_cast<long>(qw) * qx;
+                sum += qx;
+              }
+              const double dw = half_to_float(bits[0]);
+              const double term = dw * dx * static_cast<double>(dot);
+              const double min_term =
+                  f == WeightBlocks::q4_1
+                      ? half_to_float(bits[1]) * static_cast<double>(dx * static_cast<float>(sum))
+                      : 0.0;
+              exact += term + min_term;
+              magnitude += std::fabs(term) + std::fabs(min_term);
+              std::memcpy(xb, residual, sizeof xb);
             }
-            dot += static_cast<long>(qw) * qx;
-            sum += qx;
           }
-          const double dw = half_to_float(bits[0]);
-          const double term = dw * dx * static_cast<double>(dot);
-          const double min_term = f == WeightBlocks::q4_1 ? half_to_float(bits[1]) * static_cast<double>(dx * static_cast<float>(sum)) : 0.0;
-          exact += term + min_term;
-          magnitude += std::fabs(term) + std::fabs(min_term);
+          CAPTURE(to_string(f));
+          CAPTURE(to_string(act));
+          CHECK(std::fabs(y[static_cast<std::size_t>(r) * n + col] - exact) <=
+                2e-6 * magnitude + 1e-7);
         }
-        CAPTURE(to_string(f));
-        CHECK(std::fabs(y[static_cast<std::size_t>(r) * n + col] - exact) <= 2e-6 * magnitude + 1e-7);
       }
     }
   }
 }
 
-TEST_CASE("block linear gives a row the same bits alone, in any batch and on any number of threads") {
+TEST_CASE(
+    "block linear gives a row the same bits alone, in any batch and on any number of threads") {
   std::mt19937 rng(5);
   for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
-    const int n = 200, k = 576, m = 9;
-    Case c = make_case(f, n, k, rng);
-    BlockLinear layer;
-    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, layer).ok());
-    const auto x = activations(m, k, rng);
-    std::vector<float> all(static_cast<std::size_t>(m) * n);
-    set_compute_threads(1);
-    REQUIRE(layer.forward(x.data(), m, all.data()).ok());
-    for (int threads : {1, 2}) {
-      set_compute_threads(threads);
-      std::vector<float> batch(all.size());
-      REQUIRE(layer.forward(x.data(), m, batch.data()).ok());
-      CHECK(std::memcmp(batch.data(), all.data(), all.size() * sizeof(float)) == 0);
-      for (int r = 0; r < m; ++r) {
-        std::vector<float> one(static_cast<std::size_t>(n));
-        REQUIRE(layer.forward(x.data() + static_cast<std::size_t>(r) * k, 1, one.data()).ok());
-        CHECK(std::memcmp(one.data(), all.data() + static_cast<std::size_t>(r) * n, n * sizeof(float)) == 0);
+    for (auto act : kActivations) {
+      CAPTURE(to_string(act));
+      const int n = 200, k = 576, m = 9;
+      Case c = make_case(f, n, k, rng);
+      BlockLinear layer;
+      REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, layer, act).ok());
+      const auto x = activations(m, k, rng);
+      std::vector<float> all(static_cast<std::size_t>(m) * n);
+      set_compute_threads(1);
+      REQUIRE(layer.forward(x.data(), m, all.data()).ok());
+      for (int threads : {1, 2}) {
+        set_compute_threads(threads);
+        std::vector<float> batch(all.size());
+        REQUIRE(layer.forward(x.data(), m, batch.data()).ok());
+        CHECK(std::memcmp(batch.data(), all.data(), all.size() * sizeof(float)) == 0);
+        for (int r = 0; r < m; ++r) {
+          std::vector<float> one(static_cast<std::size_t>(n));
+          REQUIRE(layer.forward(x.data() + static_cast<std::size_t>(r) * k, 1, one.data()).ok());
+          CHECK(std::memcmp(one.data(), all.data() + static_cast<std::size_t>(r) * n,
+                            n * sizeof(float)) == 0);
+        }
       }
+      set_compute_threads(1);
     }
-    set_compute_threads(1);
   }
 }
 
@@ -175,25 +208,30 @@ TEST_CASE("block linear gives the same bits with AVX-512 VNNI as with AVX2") {
   // (exact either way), over 16 channels a vector instead of 8 and with tiles of other shapes
   // (up to 4 rows over two groups, up to 16 over one, more over two in sixes): every output must
   // match, in both formats, for every row count up to past 16 and an odd number of groups.
+  // int16's residual rows run in the same tiles (twice the rows) and add into the first's.
   std::mt19937 rng(6);
   for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
-    const int n = 203, k = 1536, m = 23;
-    Case c = make_case(f, n, k, rng);
-    BlockLinear best, avx2;
-    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, best).ok());
-    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, avx2, /*vnni=*/false).ok());
-    if (std::string(best.kernel()) != "avx512_vnni") {
-      MESSAGE("SKIPPED: " << best.kernel() << ": no AVX-512 VNNI here (or oneDNN capped below it)");
-      return;
-    }
-    CHECK(std::string(avx2.kernel()) == "avx2");
-    const auto x = activations(m, k, rng);
-    for (int rows = 1; rows <= m; ++rows) {
-      CAPTURE(rows);
-      std::vector<float> a(static_cast<std::size_t>(rows) * n), b(a.size());
-      REQUIRE(best.forward(x.data(), rows, a.data()).ok());
-      REQUIRE(avx2.forward(x.data(), rows, b.data()).ok());
-      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    for (auto act : kActivations) {
+      CAPTURE(to_string(act));
+      const int n = 203, k = 1536, m = 23;
+      Case c = make_case(f, n, k, rng);
+      BlockLinear best, avx2;
+      REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, best, act).ok());
+      REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, avx2, act, /*vnni=*/false).ok());
+      if (std::string(best.kernel()) != "avx512_vnni") {
+        MESSAGE("SKIPPED: " << best.kernel()
+                            << ": no AVX-512 VNNI here (or oneDNN capped below it)");
+        return;
+      }
+      CHECK(std::string(avx2.kernel()) == "avx2");
+      const auto x = activations(m, k, rng);
+      for (int rows = 1; rows <= m; ++rows) {
+        CAPTURE(rows);
+        std::vector<float> a(static_cast<std::size_t>(rows) * n), b(a.size());
+        REQUIRE(best.forward(x.data(), rows, a.data()).ok());
+        REQUIRE(avx2.forward(x.data(), rows, b.data()).ok());
+        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+      }
     }
   }
 }
@@ -220,7 +258,8 @@ TEST_CASE("block linear: an all-zero activation block and extreme weights") {
     REQUIRE(layer.forward(x.data(), 1, y).ok());
     for (int col = 0; col < 2; ++col) {
       double exact = 0;
-      for (int i = 0; i < k; ++i) exact += static_cast<double>(x[i]) * wd[static_cast<std::size_t>(col) * k + i];
+      for (int i = 0; i < k; ++i)
+        exact += static_cast<double>(x[i]) * wd[static_cast<std::size_t>(col) * k + i];
       CHECK(y[col] == doctest::Approx(exact).epsilon(1e-5));
     }
   }

@@ -366,10 +366,16 @@ TEST_CASE("an llm's precision and speculation settings are checked and refused b
         "models.m.speculative_max_running: must be within 1..4096");
   CHECK(error("precision = \"int2\"\n") ==
         "models.m.precision: expected \"auto\", \"int8\", \"int4\" or \"fp32\", got \"int2\"");
+  CHECK(error("activations = \"fp16\"\n") == "models.m.activations: expected \"int8\" or \"int16\", got \"fp16\"");
+  CHECK(error("precision = \"fp32\"\nactivations = \"int16\"\n") ==
+        "models.m.activations: applies to \"int8\" and \"int4\" weights; \"fp32\" multiplies FP32 "
+        "activations");
   // Accepted: loading then fails on the missing file, not on the keys.
   for (const char* ok : {"num_speculative_tokens = 0\nprompt_lookup_min = 1\nprompt_lookup_max = 1\n",
                          "precision = \"auto\"\n", "precision = \"int8\"\n", "precision = \"int4\"\n",
-                         "precision = \"fp32\"\n"}) {
+                         "precision = \"fp32\"\n", "activations = \"int16\"\n",
+                         "precision = \"int4\"\nactivations = \"int8\"\n",
+                         "precision = \"fp32\"\nactivations = \"int8\"\n"}) {
     CAPTURE(ok);
     CHECK(error(ok).find("models.m.weights") == 0);
   }

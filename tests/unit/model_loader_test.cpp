@@ -42,6 +42,16 @@ TEST_CASE("model loader: a kind's own errors come through with its section's nam
   CHECK(load_servable(gpu.models[0], 1, loaded).message() ==
         "models.m.device: cuda:0 requested but this build has no CUDA");
 #endif
+  const Config gpu_activations = parsed(
+      "[models.m]\nkind = \"llm\"\ndevice = \"cuda:0\"\nactivations = \"int16\"\n"
+      "weights = \"/nonexistent.gguf\"\n");
+#ifdef COINFER_HAVE_CUDA
+  CHECK(load_servable(gpu_activations.models[0], 1, loaded).message() ==
+        "models.m.activations: \"int16\" runs on the CPU only; on CUDA the activations are INT8");
+#else
+  CHECK(load_servable(gpu_activations.models[0], 1, loaded).message() ==
+        "models.m.device: cuda:0 requested but this build has no CUDA");
+#endif
   const Config device_key = parsed(
       "[models.m]\nkind = \"llm\"\ngpu_memory_utilization = 0.5\nweights = \"w.gguf\"\n");
   CHECK(load_servable(device_key.models[0], 1, loaded).message() ==

@@ -9,6 +9,7 @@
 
 #include "coinfer/core/status.hpp"
 #include "coinfer/models/gguf.hpp"
+#include "coinfer/ops/block_linear.hpp"
 
 namespace coinfer {
 
@@ -62,6 +63,10 @@ LlamaPrecision file_precision(const GgufFile& file) noexcept;
 
 struct LlamaOptions {
   LlamaPrecision precision = LlamaPrecision::int8;
+  // int8 and int4: how the activations are quantized (BlockActivations): int8 (one byte per
+  // input, as llama.cpp) or int16 (a second byte for the residual: about FP32's agreement,
+  // twice the integer multiplies). Not used by fp32.
+  BlockActivations activations = BlockActivations::int8;
   int max_step_tokens = 256;  // tokens one forward() may carry (the scheduler's budget)
   int kv_blocks = 64;         // paged KV cache size in blocks (see kv_block_bytes)
   int block_size = 16;        // tokens per KV block

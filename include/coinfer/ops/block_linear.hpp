@@ -18,6 +18,20 @@ enum class WeightBlocks {
 };
 
 const char* to_string(WeightBlocks format) noexcept;
+
+// How BlockLinear quantizes a row's activations, per block of 32 inputs.
+enum class BlockActivations {
+  // One signed byte per input and a scale per block (max |x| / 127), as llama.cpp's CPU
+  // kernels do (Q8_0, Q8_1): the fastest.
+  int8,
+  // That byte and a second one for what it leaves (x minus its first-byte value, quantized
+  // the same way with a scale of its own): about 15 bits per input and two integer products
+  // per weight, the same weight bytes read once. For a model whose weights are already
+  // quantized it leaves the weights' own rounding as nearly the only difference from FP32.
+  int16,
+};
+
+const char* to_string(BlockActivations activations) noexcept;
 std::size_t weight_block_bytes(WeightBlocks format) noexcept;
 
 // A fully connected layer y = x W^T + b whose weights stay in a ggml block format (above) and
@@ -27,6 +41,9 @@ std::size_t weight_block_bytes(WeightBlocks format) noexcept;
 // m times the activation block's scaled sum). A channel whose activations run far above the
 // others sets only its own block's scale, so none is taken out of the integer product (what
 // Int8Linear's FP32 side channels are for), and 4-bit weights are 0.625 bytes per weight.
+//
+// With BlockActivations::int16 each row's second byte is a row of its own in the same tiles,
+// added into the first's result: twice the multiplies, the same weight bytes.
 //
 // Columns are split over the compute team (compute_threads.hpp); rows run in tiles of up to 4
 // that share each weight block from registers, so a step of a few rows reads every weight byte
@@ -49,13 +66,15 @@ class BlockLinear {
   // below it); false keeps the AVX2 tiles, which give the same bits.
   static Status create(WeightBlocks format, std::span<const std::byte> blocks,
                        std::span<const float> bias, int out_features, int in_features,
-                       int max_batch, BlockLinear& out, bool vnni = true);
+                       int max_batch, BlockLinear& out,
+                       BlockActivations activations = BlockActivations::int8, bool vnni = true);
 
   // x: FP32 [m, in_features]; y: FP32 [m, out_features]; 1 <= m <= max_batch; no overlap.
   // A row's result does not depend on m or on the other rows.
   Status forward(const float* x, int m, float* y);
 
   WeightBlocks format() const noexcept;
+  BlockActivations activations() const noexcept;
   int in_features() const noexcept;
   int out_features() const noexcept;
   int max_batch() const noexcept;

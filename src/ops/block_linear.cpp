@@ -604,23 +604,22 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
   const int blocks = s.k / kBlock;
   const bool flip = s.vnni && s.format == WeightBlocks::q8_0;  // wide::tile's q + 128
   const bool split = s.activations == BlockActivations::int16;
+  const auto flip_row = [&](std::int64_t r) {
+    auto* u = reinterpret_cast<std::uint8_t*>(s.xq.data() + r * s.k);
+    for (int i = 0; i < s.k; ++i) u[i] ^= 0x80;
+  };
   parallel_for(m, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
     for (auto r = b; r < e; ++r) {
       std::int8_t* q = s.xq.data() + r * s.k;
-      std::int8_t* q2 = s.xq.data() + (m + r) * s.k;
-      if (split) {
-        quantize_row_split(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks, q2,
-                           s.xd.data() + (m + r) * blocks, s.xsum.data() + (m + r) * blocks);
+      if (split) {  // the residual into row m + r
+        const std::int64_t r2 = m + r;
+        quantize_row_split(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks,
+                           s.xq.data() + r2 * s.k, s.xd.data() + r2 * blocks, s.xsum.data() + r2 * blocks);
+        if (flip) flip_row(r2);
       } else {
         quantize_row(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks);
       }
-      if (flip) {
-        for (std::int8_t* row : {q, q2}) {
-          if (row == q2 && !split) break;
-          auto* u = reinterpret_cast<std::uint8_t*>(row);
-          for (int i = 0; i < s.k; ++i) u[i] ^= 0x80;
-        }
-      }
+      if (flip) flip_row(r);
     }
   });
   const Rows rows{s.xq.data(), s.xd.data(), s.xsum.data(), s.k, blocks, m};

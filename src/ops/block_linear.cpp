@@ -624,11 +624,17 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
   });
   const Rows rows{s.xq.data(), s.xd.data(), s.xsum.data(), s.k, blocks, m};
   const int tile_rows = split ? 2 * m : m;  // int16: the residual rows too, in the same tiles
-  // Chunks of groups small enough to balance two or more threads, large enough that each
-  // streams a contiguous run of weights; the VNNI tiles take groups in pairs.
+  // How the groups are shared: a decode step (up to 16 rows, memory-bound) gives each thread of
+  // the team one contiguous run, so that each streams its half of the weights front to back
+  // with the prefetcher (and the tiles' prefetch) running ahead; chunks handed out in turn cut
+  // those streams into pieces of a few tens of KB and cost one stream 10-20 % of its tokens/s
+  // (docs/BENCHMARKS.md). Larger steps (prompt chunks, compute-bound) take chunks small enough
+  // to balance the threads. The VNNI tiles take groups in pairs.
   const int unit = s.vnni ? 2 : 1;
   const int units = (s.groups + unit - 1) / unit;
-  const int grain = std::max(1, std::min(8 / unit, units / (4 * std::max(1, compute_team_size()))));
+  const int team = std::max(1, compute_team_size());
+  constexpr int kStreamedRows = 16;
+  const int grain = m <= kStreamedRows ? (units + team - 1) / team : std::max(1, std::min(8 / unit, units / (4 * team)));
   parallel_for(units, grain, 0, [&](int, std::int64_t b, std::int64_t e) {
     const auto begin = static_cast<int>(b) * unit, end = std::min(s.groups, static_cast<int>(e) * unit);
     const auto* w = s.weights.data();

@@ -45,9 +45,10 @@ std::size_t weight_block_bytes(WeightBlocks format) noexcept;
 // With BlockActivations::int16 each row's second byte is a row of its own in the same tiles,
 // added into the first's result: twice the multiplies, the same weight bytes.
 //
-// Columns are split over the compute team (compute_threads.hpp); rows run in tiles of up to 4
-// that share each weight block from registers, so a step of a few rows reads every weight byte
-// once. AVX2 (the build's x86-64-v3: 8 channels a vector), AVX-512 VNNI chosen at run time (16
+// Columns are split over the compute team (compute_threads.hpp): for up to 16 rows (a decode
+// step) one contiguous run per thread, for more in small chunks taken in turn; rows run in
+// tiles (up to 8) that share each weight block from registers, so a step of a few rows reads
+// every weight byte once. AVX2 (the build's x86-64-v3: 8 channels a vector), AVX-512 VNNI chosen at run time (16
 // channels a 512-bit vector, vpdpbusd; the same bits), or portable C++.
 // forward() allocates nothing. One instance is never run concurrently; distinct instances may
 // be.

@@ -178,7 +178,9 @@ TEST_CASE(
   for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
     for (auto act : kActivations) {
       CAPTURE(to_string(act));
-      const int n = 200, k = 576, m = 9;
+      // 20 rows: on two threads a step of up to 16 rows gives each thread one run of groups, a
+      // larger one hands out chunks; the rows alone take the first, the batch the second.
+      const int n = 200, k = 576, m = 20;
       Case c = make_case(f, n, k, rng);
       BlockLinear layer;
       REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, layer, act).ok());

@@ -319,12 +319,20 @@ inline __m512i broadcast4(const std::int8_t* p) noexcept {
   return _mm512_set1_epi32(v);
 }
 
-// How far ahead of its loads each group's weights are prefetched, one line per load.
-constexpr int kPrefetchBytes = 2048;
+// How far ahead of its loads a tile prefetches its groups' weights, one line per load: the
+// distance has to cover the memory's latency at the pace the tile eats bytes. At 1-3 rows a
+// block takes a few nanoseconds and 2 KB ahead is enough; a decode step's tiles of 4 and 8 rows
+// take 4-8 times as long per byte, and 2 KB ahead was then only ~40 ns: at 8 rows the Q8_0
+// tiles read 25-30 GB/s from memory against 40 with the weights in cache, 30-39 GB/s with 8 KB
+// (one Zen 5 core, bench/micro_bench.cpp, 2026-12-07). Prompt chunks keep 2 KB: their later
+// row tiles find the weights in cache, and 8 KB cost the Q8_0 path 4-6 % of its prefill-heavy
+// tokens/s at 16 streams.
+constexpr int kPrefetchNear = 2048;
+constexpr int kPrefetchFar = 8192;
 
 // Rows r0 .. r0 + R - 1 of V adjacent groups of 16 channels (group_bytes apart):
-// y[r][0..valid) = x[r] . W[c] + bias[c].
-template <WeightBlocks F, int R, int V>
+// y[r][0..valid) = x[r] . W[c] + bias[c], prefetching `Prefetch` bytes ahead.
+template <WeightBlocks F, int R, int V, int Prefetch>
 void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, const float* bias,
           float* y, int y_stride, int valid) noexcept {
   const __m512i low = _mm512_set1_epi8(0x0f);
@@ -343,7 +351,7 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, co
       for (int chunk = 0; chunk < 4; ++chunk) {
         __m512i w0[V], w1[V];
         for (int v = 0; v < V; ++v) {
-          _mm_prefetch(reinterpret_cast<const char*>(values[v]) + 64 * chunk + kPrefetchBytes, _MM_HINT_T0);
+          _mm_prefetch(reinterpret_cast<const char*>(values[v]) + 64 * chunk + Prefetch, _MM_HINT_T0);
           const __m512i packed = _mm512_loadu_si512(values[v] + 64 * chunk);
           w0[v] = _mm512_and_si512(packed, low);
           w1[v] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), low);
@@ -364,7 +372,7 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, co
       for (int step = 0; step < 8; ++step) {
         __m512i ws[V];
         for (int v = 0; v < V; ++v) {
-          _mm_prefetch(reinterpret_cast<const char*>(values[v]) + 64 * step + kPrefetchBytes, _MM_HINT_T0);
+          _mm_prefetch(reinterpret_cast<const char*>(values[v]) + 64 * step + Prefetch, _MM_HINT_T0);
           ws[v] = _mm512_loadu_si512(values[v] + 64 * step);
         }
         for (int r = 0; r < R; ++r) {
@@ -417,15 +425,16 @@ constexpr int kChunkRows = 6;
 template <WeightBlocks F>
 void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m, const float* bias,
             int group_begin, int group_end, float* y, int n) noexcept {
-  auto run = [&]<int R, int V>(const std::byte* w, int r0, int c0) {
-    tile<F, R, V>(w, group_bytes, x, r0, bias + c0, y + c0, n, std::min(V * kWideLanes, n - c0));
+  auto run = [&]<int R, int V, bool Chunk>(const std::byte* w, int r0, int c0) {
+    constexpr int prefetch = !Chunk && R >= 4 ? kPrefetchFar : kPrefetchNear;
+    tile<F, R, V, prefetch>(w, group_bytes, x, r0, bias + c0, y + c0, n, std::min(V * kWideLanes, n - c0));
   };
   // Rows r0 .. m - 1 in tiles of up to T rows over V groups from w.
-  auto rows = [&]<int T, int V>(const std::byte* w, int c0) {
+  auto rows = [&]<int T, int V, bool Chunk = false>(const std::byte* w, int c0) {
     int r0 = 0;
-    for (; r0 + T <= m; r0 += T) run.template operator()<T, V>(w, r0, c0);
+    for (; r0 + T <= m; r0 += T) run.template operator()<T, V, Chunk>(w, r0, c0);
     [&]<int... R>(std::integer_sequence<int, R...>) {
-      ((m - r0 == R + 1 ? run.template operator()<R + 1, V>(w, r0, c0) : void()), ...);
+      ((m - r0 == R + 1 ? run.template operator()<R + 1, V, Chunk>(w, r0, c0) : void()), ...);
     }(std::make_integer_sequence<int, T - 1>{});
   };
   for (int g = group_begin; g < group_end;) {
@@ -435,7 +444,7 @@ void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, in
       rows.template operator()<kPairRows, 2>(w, c0);
       g += 2;
     } else if (m > kDecodeRows && g + 2 <= group_end) {
-      rows.template operator()<kChunkRows, 2>(w, c0);
+      rows.template operator()<kChunkRows, 2, true>(w, c0);
       g += 2;
     } else {
       rows.template operator()<kSingleRows, 1>(w, c0);

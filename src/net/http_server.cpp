@@ -32,6 +32,9 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+// How long an idle keep-alive connection still reads after stop(): a request already on its
+// way is answered instead of meeting a closed socket (as the WebSocket reader does).
+constexpr auto kIdleLinger = 100ms;
 // Bytes kept readable after every request body, for parsers (simdjson) that read past the end.
 constexpr std::size_t kBodyPadding = 64;
 
@@ -743,7 +746,14 @@ void HttpServer::stop() {
         if (c->on_stop) {
           c->on_stop();
         } else if (c->idle) {
-          c->stream.cancel();
+          // A client may have sent its next request on this keep-alive connection just as the
+          // server began to stop: read for a short while longer and answer such a request
+          // (with Connection: close) rather than close under it; an idle connection closes
+          // once the linger is over.
+          auto linger = std::make_shared<asio::steady_timer>(c->stream.get_executor(), kIdleLinger);
+          linger->async_wait([c, linger](beast::error_code ec) {
+            if (!ec && c->idle) c->stream.cancel();
+          });
         }
       });
     }

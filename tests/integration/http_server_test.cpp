@@ -199,3 +199,21 @@ TEST_CASE("stop closes idle connections, finishes one mid-request, and releases 
   CHECK_FALSE(reply.keep_alive);
   CHECK(server->wait_stopped(5s));
 }
+
+TEST_CASE("a request sent on an idle keep-alive connection as stop begins is answered, then the connection closes") {
+  auto server = std::make_unique<TestServer>();
+  Client client(server->port());
+  CHECK(client.get("/v2/health/live").status == 200);
+  server->server().stop();
+  // The server has begun to stop (the idle connection would be closed by now without the
+  // linger); the next request is already on its way.
+  std::this_thread::sleep_for(20ms);
+  const auto reply = client.get("/v2/health/live");
+  CHECK(reply.status == 200);
+  CHECK_FALSE(reply.keep_alive);
+  char byte;
+  beast::error_code ec;
+  client.socket().read_some(asio::buffer(&byte, 1), ec);
+  CHECK(ec == asio::error::eof);
+  CHECK(server->wait_stopped(5s));
+}

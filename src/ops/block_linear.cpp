@@ -323,8 +323,8 @@ inline __m512i broadcast4(const std::int8_t* p) noexcept {
 // distance has to cover the memory's latency at the pace the tile eats bytes. At 1-3 rows a
 // block takes a few nanoseconds and 2 KB ahead is enough; a decode step's tiles of 4 and 8 rows
 // take 4-8 times as long per byte, and 2 KB ahead was then only ~40 ns: at 8 rows the Q8_0
-// tiles read 25-30 GB/s from memory against 40 with the weights in cache, 30-39 GB/s with 8 KB
-// (one Zen 5 core, bench/micro_bench.cpp, 2026-12-07). Prompt chunks keep 2 KB: their later
+// tiles read 25-30 GB/s from memory against 36-45 with the weights in cache, 28-41 GB/s with
+// 8 KB (one Zen 5 core, bench/micro_bench.cpp's int8_blocks and int8_blocks_cached, 2026-12-07). Prompt chunks keep 2 KB: their later
 // row tiles find the weights in cache, and 8 KB cost the Q8_0 path 4-6 % of its prefill-heavy
 // tokens/s at 16 streams.
 constexpr int kPrefetchNear = 2048;
@@ -446,6 +446,9 @@ void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, in
     } else if (m > kDecodeRows && g + 2 <= group_end) {
       rows.template operator()<kChunkRows, 2, true>(w, c0);
       g += 2;
+    } else if (m > kDecodeRows) {  // a prompt chunk's last group, where the count is odd
+      rows.template operator()<kSingleRows, 1, true>(w, c0);
+      g += 1;
     } else {
       rows.template operator()<kSingleRows, 1>(w, c0);
       g += 1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,79 +37,134 @@ constexpr int kTileRows = 4;
 #endif
 }
 
-// Activations of one forward: per row, int8 q [k], and per 32-input block its scale d and
-// d * sum(q) (the Q4_1 min term's factor). Rows below `stored` are results of their own (y's
-// row r = the product + bias); with int16 activations rows stored .. 2 stored - 1 hold what
-// the first byte left of rows 0 .. stored - 1 (the residual, quantized likewise), and their
-// products are added into y's row r - stored, which every tile writes before (rows ascend).
+// Activations of one forward: per row, int8 q [k], and per 32-input block its scale d, d *
+// sum(q) (the Q4_1 min term's factor) and -128 * sum(q) (the VNNI Q8_0 tiles' starting sum).
+// Rows below `stored` are results of their own (y's row r = the product + bias); with int16
+// activations rows stored .. 2 stored - 1 hold what the first byte left of rows 0 .. stored - 1
+// (the residual, quantized likewise), and their products are added into y's row r - stored,
+// which every tile writes before (rows ascend).
+//
+// Layout: `panel` 0 stores each row's q in order and its scales in order (the AVX2 and portable
+// tiles). The VNNI tiles read panels of P rows (their tile height) interleaved instead: a
+// panel's block b holds, for each of its 8 groups of 4 inputs, the P rows' 4 bytes side by
+// side (row i of the panel at byte 4 (s P + i) of group s), and its scales P to a block. A tile
+// of the panel's rows then addresses every activation it broadcasts as one pointer plus a
+// constant, however many rows it has; a panel starts where its first row would in the ordered
+// layout (row r0 at q + r0 k, its scales at d + r0 blocks).
 struct Rows {
   const std::int8_t* q;
   const float* d;
   const float* sum;
+  const std::int32_t* fix;
   int k;
   int blocks;
   int stored;
 };
 
-// Quantizes x[0..k) into q, d and sum per block: d = max|x| / 127, q = round(x / d).
-void quantize_row(const float* x, int k, std::int8_t* q, float* d, float* sum) noexcept {
-  for (int b = 0; b < k / kBlock; ++b, x += kBlock, q += kBlock) {
+// One block of 32 inputs: q = round(x / d) with d = max|x| / 127. Returns sum(q).
+int quantize_block(const float* x, std::int8_t* q, float& d) noexcept {
 #if defined(COINFER_BLOCK_AVX2)
-    const __m256 sign = _mm256_set1_ps(-0.0f);
-    __m256 v[4];
-    __m256 amax = _mm256_setzero_ps();
-    for (int i = 0; i < 4; ++i) {
-      v[i] = _mm256_loadu_ps(x + 8 * i);
-      amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[i]));
-    }
-    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
-    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-    m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
-    const float max = _mm_cvtss_f32(m4);
-    const float scale = max / 127.0f;
-    const __m256 inv = _mm256_set1_ps(max > 0 ? 127.0f / max : 0.0f);
-    __m256i i32[4];
-    for (int i = 0; i < 4; ++i) i32[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], inv));  // nearest even
-    const __m256i total = _mm256_add_epi32(_mm256_add_epi32(i32[0], i32[1]), _mm256_add_epi32(i32[2], i32[3]));
-    __m128i t4 = _mm_add_epi32(_mm256_castsi256_si128(total), _mm256_extracti128_si256(total, 1));
-    t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0x4e));
-    t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0xb1));
-    // Packing works per 128-bit lane: 0-3 8-11 4-7 12-15 | ... ; the permute restores order.
-    const __m256i i16a = _mm256_packs_epi32(i32[0], i32[1]);
-    const __m256i i16b = _mm256_packs_epi32(i32[2], i32[3]);
-    const __m256i i8 = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(i16a, i16b),
-                                                   _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), i8);
-    d[b] = scale;
-    sum[b] = scale * static_cast<float>(_mm_cvtsi128_si32(t4));
-#else
-    float max = 0;
-    for (int i = 0; i < kBlock; ++i) max = std::max(max, std::fabs(x[i]));
-    const float inv = max > 0 ? 127.0f / max : 0.0f;
-    int total = 0;
-    for (int i = 0; i < kBlock; ++i) {
-      q[i] = static_cast<std::int8_t>(std::nearbyint(x[i] * inv));
-      total += q[i];
-    }
-    d[b] = max / 127.0f;
-    sum[b] = d[b] * static_cast<float>(total);
-#endif
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 v[4];
+  __m256 amax = _mm256_setzero_ps();
+  for (int i = 0; i < 4; ++i) {
+    v[i] = _mm256_loadu_ps(x + 8 * i);
+    amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[i]));
   }
+  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
+  m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+  m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+  const float max = _mm_cvtss_f32(m4);
+  d = max / 127.0f;
+  const __m256 inv = _mm256_set1_ps(max > 0 ? 127.0f / max : 0.0f);
+  __m256i i32[4];
+  for (int i = 0; i < 4; ++i) i32[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], inv));  // nearest even
+  const __m256i total = _mm256_add_epi32(_mm256_add_epi32(i32[0], i32[1]), _mm256_add_epi32(i32[2], i32[3]));
+  __m128i t4 = _mm_add_epi32(_mm256_castsi256_si128(total), _mm256_extracti128_si256(total, 1));
+  t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0x4e));
+  t4 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0xb1));
+  // Packing works per 128-bit lane: 0-3 8-11 4-7 12-15 | ... ; the permute restores order.
+  const __m256i i16a = _mm256_packs_epi32(i32[0], i32[1]);
+  const __m256i i16b = _mm256_packs_epi32(i32[2], i32[3]);
+  const __m256i i8 = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(i16a, i16b),
+                                                 _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), i8);
+  return _mm_cvtsi128_si32(t4);
+#else
+  float max = 0;
+  for (int i = 0; i < kBlock; ++i) max = std::max(max, std::fabs(x[i]));
+  const float inv = max > 0 ? 127.0f / max : 0.0f;
+  int total = 0;
+  for (int i = 0; i < kBlock; ++i) {
+    q[i] = static_cast<std::int8_t>(std::nearbyint(x[i] * inv));
+    total += q[i];
+  }
+  d = max / 127.0f;
+  return total;
+#endif
 }
 
-// int16 activations: x[0..k) as quantize_row gives it (q, d, sum), and what that leaves, x - d q
-// per block, quantized the same way into q2, d2, sum2: x = d q + d2 q2 to within d2 / 2, about
-// 1/250 of the first byte's error.
-void quantize_row_split(const float* x, int k, std::int8_t* q, float* d, float* sum, std::int8_t* q2,
-                        float* d2, float* sum2) noexcept {
-  quantize_row(x, k, q, d, sum);
-  for (int b = 0; b < k / kBlock; ++b) {
-    float residual[kBlock];
-    for (int i = 0; i < kBlock; ++i)
-      residual[i] = std::fma(-d[b], static_cast<float>(q[b * kBlock + i]), x[b * kBlock + i]);
-    quantize_row(residual, kBlock, q2 + b * kBlock, d2 + b, sum2 + b);
+// Where forward() writes the quantized activations: Rows' arrays, in the layout of `panel`
+// rows (0: ordered).
+struct RowsOut {
+  std::int8_t* q;
+  float* d;
+  float* sum;
+  std::int32_t* fix;
+  int k;
+  int blocks;
+  int panel;
+
+  // Where row r goes: its first block's q and scales, and the steps from one block to the next
+  // and from one group of 4 inputs to the next.
+  struct Row {
+    std::int8_t* q;
+    float* d;
+    float* sum;
+    std::int32_t* fix;
+    std::size_t q_step, group_step, scale_step;
+
+    void put(int b, const std::int8_t* block_q, float block_d, int total) const noexcept {
+      const std::size_t at = static_cast<std::size_t>(b) * scale_step;
+      d[at] = block_d;
+      sum[at] = block_d * static_cast<float>(total);
+      fix[at] = -128 * total;
+      std::int8_t* out = q + static_cast<std::size_t>(b) * q_step;
+      if (group_step == 4) {
+        std::memcpy(out, block_q, kBlock);
+        return;
+      }
+      for (int group = 0; group < kBlock / 4; ++group) std::memcpy(out + group * group_step, block_q + 4 * group, 4);
+    }
+  };
+
+  Row row(int r) const noexcept {
+    const int p = panel == 0 ? 1 : panel;
+    const int first = r - r % p, slot = r % p;  // the panel's first row, r's place in it
+    const std::size_t scales = static_cast<std::size_t>(first) * blocks + slot;
+    return {q + static_cast<std::size_t>(first) * k + 4 * slot, d + scales, sum + scales, fix + scales,
+            static_cast<std::size_t>(kBlock) * p, 4 * static_cast<std::size_t>(p), static_cast<std::size_t>(p)};
   }
-}
+
+  // Row r from x[0..k); int16 activations (residual >= 0): what it leaves, x - d q per block,
+  // quantized the same way into row `residual`: x = d q + d2 q2 to within d2 / 2, about 1/250
+  // of the first byte's error.
+  void quantize(const float* x, int r, int residual) const noexcept {
+    const Row first = row(r);
+    const Row second = row(residual < 0 ? r : residual);
+    for (int b = 0; b < blocks; ++b, x += kBlock) {
+      alignas(32) std::int8_t block_q[kBlock];
+      float block_d;
+      first.put(b, block_q, block_d, quantize_block(x, block_q, block_d));
+      if (residual < 0) continue;
+      float left[kBlock];
+      for (int i = 0; i < kBlock; ++i) left[i] = std::fma(-block_d, static_cast<float>(block_q[i]), x[i]);
+      alignas(32) std::int8_t residual_q[kBlock];
+      float residual_d;
+      second.put(b, residual_q, residual_d, quantize_block(left, residual_q, residual_d));
+    }
+  }
+};
 
 // ---- weights: 8 output channels interleaved -------------------------------------------------
 // Weights are repacked at create() in groups of 8 output channels (the last group padded with
@@ -134,19 +190,26 @@ std::size_t group_block_bytes(WeightBlocks f) noexcept {
 }
 template <WeightBlocks F>
 constexpr std::size_t values_offset() noexcept { return F == WeightBlocks::q4_1 ? 32 : 16; }
+std::size_t values_offset(WeightBlocks f) noexcept {
+  return f == WeightBlocks::q4_1 ? values_offset<WeightBlocks::q4_1>() : values_offset<WeightBlocks::q8_0>();
+}
 
 // ---- AVX-512 VNNI: 16 output channels interleaved -------------------------------------------
 // Where the CPU has AVX-512 VNNI the weights are repacked in groups of 16 channels instead, so
 // a chunk of 4 inputs of every channel is one 512-bit vector and vpdpbusd (u8 x s8, four
-// products into each 32-bit lane) multiplies it with a row's 4 activations broadcast: twice the
-// channels per instruction of the 8-lane layout, and one instruction where AVX2 takes a
-// vpmaddubsw, an add and per block a vpmaddwd. A block: the 16 channels' d (FP16), then for
-// Q4_1 their m (FP16), for Q8_0 each channel's block sum of q negated (INT16), then the values
-// (Q4_1: 4 chunks as the 8-lane layout's, 64 bytes each; Q8_0: 8 chunks of 64 bytes).
-// - Q4_1: the nibbles are the unsigned operand, the activations the signed one.
-// - Q8_0: the weights are signed, so the activations are the unsigned operand, stored as
-//   q + 128 (forward() flips their top bit); a block's sum then starts at -128 x the channel's
-//   block sum, which leaves exactly x . w. No per-row sign fix-ups as AVX2 needs.
+// products into each 32-bit lane) multiplies it with a row's 4 activations broadcast straight
+// from memory: twice the channels per instruction of the 8-lane layout, and one instruction
+// where AVX2 takes a vpmaddubsw, an add and per block a vpmaddwd. A block: the 16 channels' d
+// (FP16), then for Q4_1 their m (FP16; for Q8_0 32 bytes unused), then from the next cache line
+// the values (Q4_1: 4 chunks as the 8-lane layout's, 64 bytes each; Q8_0: 8 chunks of 64
+// bytes), so that each value vector sits on a line of its own. (A group's scales all before its
+// values instead, Q8_0 then at the file's 1.0625 bytes per weight, read 10-25 % slower from
+// memory at 8 rows: two streams per group where the prefetchers follow one.) The activations
+// are the signed operand, the one vpdpbusd can broadcast from memory:
+// - Q4_1: the nibbles are the unsigned operand as they are.
+// - Q8_0: the weights are stored as w + 128 (top bit flipped at repack); a block's sum starts
+//   at -128 x the row's block sum of q (Rows::fix), which leaves exactly x . w. No per-row sign
+//   fix-ups as AVX2 needs.
 // The integer sums equal the AVX2 tiles' and are scaled by the same FP32 operations in the same
 // order, so every output has the same bits.
 constexpr int kWideLanes = 16;
@@ -158,35 +221,31 @@ constexpr std::size_t wide_block_bytes() noexcept {
 std::size_t wide_block_bytes(WeightBlocks f) noexcept {
   return f == WeightBlocks::q4_1 ? wide_block_bytes<WeightBlocks::q4_1>() : wide_block_bytes<WeightBlocks::q8_0>();
 }
-constexpr std::size_t kWideValues = 64;  // d, then m or the negated sums
+constexpr std::size_t kWideValues = 64;  // d, then m or nothing
 
 // Repacks up to `lanes` (8 or 16) output channels, rows of `count` blocks in ggml's layout
-// row_bytes apart, into `bytes` per block: the channels' d, then Q4_1's m or (16 lanes) Q8_0's
-// negated block sums, then the values in chunks of 4 inputs x `lanes` channels.
-void repack_group(WeightBlocks f, int lanes, const std::byte* blocks, std::size_t row_bytes,
-                  int channels, int count, std::byte* out) noexcept {
-  const bool wide = lanes == kWideLanes;
-  const std::size_t bytes = wide ? wide_block_bytes(f) : group_block_bytes(f);
-  const std::size_t second = 2 * static_cast<std::size_t>(lanes);  // m or the negated sums
+// row_bytes apart: block b's scales (the channels' d, then Q4_1's m) at scales + b
+// scale_stride, its values in chunks of 4 inputs x `lanes` channels at values + b
+// value_stride (the layouts above put both in one stride). flip: Q8_0 values as w + 128 (the
+// VNNI tiles' unsigned operand).
+void repack_group(WeightBlocks f, int lanes, const std::byte* blocks, std::size_t row_bytes, int channels,
+                  int count, std::byte* scales, std::size_t scale_stride, std::byte* values,
+                  std::size_t value_stride, bool flip) noexcept {
   const std::size_t chunk_bytes = 4 * static_cast<std::size_t>(lanes);
-  const std::size_t values_at = f == WeightBlocks::q4_1 || wide ? 4 * lanes : 2 * lanes;
-  for (int b = 0; b < count; ++b, out += bytes) {
-    std::memset(out, 0, bytes);
-    std::byte* values = out + values_at;
+  const auto flipped = static_cast<std::byte>(flip ? 0x80 : 0);
+  for (int b = 0; b < count; ++b, scales += scale_stride, values += value_stride) {
+    std::memset(scales, 0, f == WeightBlocks::q4_1 ? 4 * lanes : 2 * lanes);
+    std::memset(values, 0, f == WeightBlocks::q4_1 ? 4 * chunk_bytes : 8 * chunk_bytes);
     for (int c = 0; c < channels; ++c) {
       const std::byte* block = blocks + static_cast<std::size_t>(c) * row_bytes + b * weight_block_bytes(f);
-      std::memcpy(out + 2 * c, block, 2);  // d
+      std::memcpy(scales + 2 * c, block, 2);  // d
       if (f == WeightBlocks::q8_0) {
-        if (wide) {
-          int sum = 0;
-          for (int j = 0; j < kBlock; ++j) sum += static_cast<std::int8_t>(block[2 + j]);
-          const auto negated = static_cast<std::int16_t>(-sum);  // |sum| <= 32 x 128
-          std::memcpy(out + second + 2 * c, &negated, 2);
+        for (int step = 0; step < 8; ++step) {
+          for (int i = 0; i < 4; ++i) values[chunk_bytes * step + 4 * c + i] = block[2 + 4 * step + i] ^ flipped;
         }
-        for (int step = 0; step < 8; ++step) std::memcpy(values + chunk_bytes * step + 4 * c, block + 2 + 4 * step, 4);
         continue;
       }
-      std::memcpy(out + second + 2 * c, block + 2, 2);  // m
+      std::memcpy(scales + 2 * lanes + 2 * c, block + 2, 2);  // m
       const auto nibble = [&](int j) {
         const auto byte = static_cast<std::uint8_t>(block[4 + (j % 16)]);
         return j < 16 ? (byte & 0x0f) : (byte >> 4);
@@ -306,8 +365,16 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 namespace wide {
-// vpdpbusd written out: GCC 12 copies the intrinsic's accumulator to a fresh register and
-// spills a tile's sums on every step (as small_m_gemm.cpp found).
+// vpdpbusd with the signed operand, 4 bytes at s8x4, broadcast from memory to every lane. Written
+// out: GCC 12 copies the intrinsic's accumulator to a fresh register and spills a tile's sums on
+// every step (as small_m_gemm.cpp found), and does not fold the broadcast.
+using Word = std::int32_t __attribute__((may_alias));
+inline __m512i dpbusd(__m512i c, __m512i u8, const std::int8_t* s8x4) noexcept {
+  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(c) : "v"(u8), "m"(*reinterpret_cast<const Word*>(s8x4)));
+  return c;
+}
+// The same with the signed operand in a register (4 bytes broadcast), for tiles that use one
+// broadcast for two groups.
 inline __m512i dpbusd(__m512i c, __m512i u8, __m512i s8) noexcept {
   asm("vpdpbusd %2, %1, %0" : "+v"(c) : "v"(u8), "v"(s8));
   return c;
@@ -331,18 +398,24 @@ constexpr int kPrefetchNear = 2048;
 constexpr int kPrefetchFar = 8192;
 
 // Rows r0 .. r0 + R - 1 of V adjacent groups of 16 channels (group_bytes apart):
-// y[r][0..valid) = x[r] . W[c] + bias[c], prefetching `Prefetch` bytes ahead.
-template <WeightBlocks F, int R, int V, int Prefetch>
-void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, const float* bias,
-          float* y, int y_stride, int valid) noexcept {
+// y[r][0..valid) = x[r] . W[c] + bias[c], prefetching `Prefetch` bytes ahead. The rows are a
+// panel of P (Rows' layout), r0 a multiple of P.
+template <WeightBlocks F, int R, int V, int P, int Prefetch>
+void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
+          const float* bias, float* y, int y_stride, int valid) noexcept {
+  static_assert(R <= P);
   const __m512i low = _mm512_set1_epi8(0x0f);
   __m512 acc[R][V];
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
   }
-  for (int b = 0; b < x.blocks; ++b, w += wide_block_bytes<F>()) {
-    const std::byte* values[V];
-    for (int v = 0; v < V; ++v) values[v] = w + v * group_bytes + kWideValues;
+  const std::size_t first = static_cast<std::size_t>(r0) * x.blocks;
+  const std::int8_t* a = x.q + static_cast<std::size_t>(r0) * x.k;  // row i's group s at a + 4 (s P + i)
+  const float* d = x.d + first;                                       // row i's at d[i]
+  const float* sum = x.sum + first;
+  const std::int32_t* fix = x.fix + first;
+  for (int b = 0; b < x.blocks; ++b, a += kBlock * P, d += P, sum += P, fix += P, w += wide_block_bytes<F>()) {
+    const std::byte* values = w + kWideValues;
     __m512i dots[R][V];
     if constexpr (F == WeightBlocks::q4_1) {
       for (int r = 0; r < R; ++r) {
@@ -351,34 +424,43 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, co
       for (int chunk = 0; chunk < 4; ++chunk) {
         __m512i w0[V], w1[V];
         for (int v = 0; v < V; ++v) {
-          _mm_prefetch(reinterpret_cast<const char*>(values[v]) + 64 * chunk + Prefetch, _MM_HINT_T0);
-          const __m512i packed = _mm512_loadu_si512(values[v] + 64 * chunk);
+          const std::byte* at = values + v * group_bytes + 64 * chunk;
+          _mm_prefetch(reinterpret_cast<const char*>(at) + Prefetch, _MM_HINT_T0);
+          const __m512i packed = _mm512_load_si512(at);
           w0[v] = _mm512_and_si512(packed, low);
           w1[v] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), low);
         }
         for (int r = 0; r < R; ++r) {
-          const std::int8_t* a = x.q + static_cast<std::size_t>(r0 + r) * x.k + b * kBlock + 8 * chunk;
-          const __m512i a0 = broadcast4(a), a1 = broadcast4(a + 4);
-          for (int v = 0; v < V; ++v) dots[r][v] = dpbusd(dpbusd(dots[r][v], w0[v], a0), w1[v], a1);
+          const std::int8_t* a0 = a + 4 * (2 * chunk * P + r);
+          const std::int8_t* a1 = a + 4 * ((2 * chunk + 1) * P + r);
+          if constexpr (V == 1) {
+            dots[r][0] = dpbusd(dpbusd(dots[r][0], w0[0], a0), w1[0], a1);
+          } else {
+            const __m512i b0 = broadcast4(a0), b1 = broadcast4(a1);
+            for (int v = 0; v < V; ++v) dots[r][v] = dpbusd(dpbusd(dots[r][v], w0[v], b0), w1[v], b1);
+          }
         }
       }
     } else {
-      for (int v = 0; v < V; ++v) {
-        const __m512i negated = _mm512_cvtepi16_epi32(_mm256_loadu_si256(
-            reinterpret_cast<const __m256i*>(w + v * group_bytes + 32)));
-        const __m512i start = _mm512_slli_epi32(negated, 7);  // -128 x the block sum
-        for (int r = 0; r < R; ++r) dots[r][v] = start;
+      for (int r = 0; r < R; ++r) {
+        const __m512i start = _mm512_set1_epi32(fix[r]);  // -128 x the row's block sum
+        for (int v = 0; v < V; ++v) dots[r][v] = start;
       }
       for (int step = 0; step < 8; ++step) {
         __m512i ws[V];
         for (int v = 0; v < V; ++v) {
-          _mm_prefetch(reinterpret_cast<const char*>(values[v]) + 64 * step + Prefetch, _MM_HINT_T0);
-          ws[v] = _mm512_loadu_si512(values[v] + 64 * step);
+          const std::byte* at = values + v * group_bytes + 64 * step;
+          _mm_prefetch(reinterpret_cast<const char*>(at) + Prefetch, _MM_HINT_T0);
+          ws[v] = _mm512_load_si512(at);  // w + 128
         }
         for (int r = 0; r < R; ++r) {
-          // q + 128: the activations' top bit flipped by forward()
-          const __m512i a = broadcast4(x.q + static_cast<std::size_t>(r0 + r) * x.k + b * kBlock + 4 * step);
-          for (int v = 0; v < V; ++v) dots[r][v] = dpbusd(dots[r][v], a, ws[v]);
+          const std::int8_t* at = a + 4 * (step * P + r);
+          if constexpr (V == 1) {
+            dots[r][0] = dpbusd(dots[r][0], ws[0], at);
+          } else {
+            const __m512i broadcast = broadcast4(at);
+            for (int v = 0; v < V; ++v) dots[r][v] = dpbusd(dots[r][v], ws[v], broadcast);
+          }
         }
       }
     }
@@ -386,12 +468,10 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, co
       const std::byte* g = w + v * group_bytes;
       const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g)));
       for (int r = 0; r < R; ++r) {
-        const std::size_t at = static_cast<std::size_t>(r0 + r) * x.blocks + b;
-        acc[r][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r][v]), _mm512_mul_ps(dw, _mm512_set1_ps(x.d[at])),
-                                    acc[r][v]);
+        acc[r][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r][v]), _mm512_mul_ps(dw, _mm512_set1_ps(d[r])), acc[r][v]);
         if constexpr (F == WeightBlocks::q4_1) {
           const __m512 mw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g + 32)));
-          acc[r][v] = _mm512_fmadd_ps(mw, _mm512_set1_ps(x.sum[at]), acc[r][v]);
+          acc[r][v] = _mm512_fmadd_ps(mw, _mm512_set1_ps(sum[r]), acc[r][v]);
         }
       }
     }
@@ -414,45 +494,43 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0, co
 // 16 (decode steps) take one group at a time, 8 rows a tile, so that the first pass over a
 // group's weights (the one that waits on memory) already serves 8 rows rather than leaving the
 // next 4 to a second pass once they are in cache; more rows (prompt chunks, whose weights stay
-// in cache across tiles) take 2 groups and 6 rows a tile, one broadcast of a row's inputs for
-// two vpdpbusd (24 sums in registers).
+// in cache across tiles) take 2 groups and 6 rows a tile, one load of a row's inputs for two
+// vpdpbusd (24 sums in registers). The tile height is the activations' panel (panel_rows).
 constexpr int kPairRows = 4;
 constexpr int kSingleRows = 8;
 constexpr int kDecodeRows = 16;
 constexpr int kChunkRows = 6;
 
+int panel_rows(int m) noexcept { return m <= kPairRows ? kPairRows : m <= kDecodeRows ? kSingleRows : kChunkRows; }
+
 // Groups [group_begin, group_end) of 16 channels for every row.
 template <WeightBlocks F>
-void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m, const float* bias,
-            int group_begin, int group_end, float* y, int n) noexcept {
-  auto run = [&]<int R, int V, bool Chunk>(const std::byte* w, int r0, int c0) {
-    constexpr int prefetch = !Chunk && R >= 4 ? kPrefetchFar : kPrefetchNear;
-    tile<F, R, V, prefetch>(w, group_bytes, x, r0, bias + c0, y + c0, n, std::min(V * kWideLanes, n - c0));
-  };
-  // Rows r0 .. m - 1 in tiles of up to T rows over V groups from w.
-  auto rows = [&]<int T, int V, bool Chunk = false>(const std::byte* w, int c0) {
+void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m,
+            const float* bias, int group_begin, int group_end, float* y, int n) noexcept {
+  // Rows 0 .. m - 1 in tiles of up to T rows (panels of T) over V groups from w.
+  auto rows = [&]<int T, int V>(const std::byte* w, int c0) {
+    auto run = [&]<int R>(int r0) {
+      constexpr int prefetch = T != kChunkRows && R >= 4 ? kPrefetchFar : kPrefetchNear;
+      tile<F, R, V, T, prefetch>(w, group_bytes, x, r0, bias + c0, y + c0, n, std::min(V * kWideLanes, n - c0));
+    };
     int r0 = 0;
-    for (; r0 + T <= m; r0 += T) run.template operator()<T, V, Chunk>(w, r0, c0);
+    for (; r0 + T <= m; r0 += T) run.template operator()<T>(r0);
     [&]<int... R>(std::integer_sequence<int, R...>) {
-      ((m - r0 == R + 1 ? run.template operator()<R + 1, V, Chunk>(w, r0, c0) : void()), ...);
+      ((m - r0 == R + 1 ? run.template operator()<R + 1>(r0) : void()), ...);
     }(std::make_integer_sequence<int, T - 1>{});
   };
   for (int g = group_begin; g < group_end;) {
     const std::byte* w = weights + static_cast<std::size_t>(g) * group_bytes;
     const int c0 = g * kWideLanes;
-    if (m <= kPairRows && g + 2 <= group_end) {
-      rows.template operator()<kPairRows, 2>(w, c0);
-      g += 2;
-    } else if (m > kDecodeRows && g + 2 <= group_end) {
-      rows.template operator()<kChunkRows, 2, true>(w, c0);
-      g += 2;
-    } else if (m > kDecodeRows) {  // a prompt chunk's last group, where the count is odd
-      rows.template operator()<kSingleRows, 1, true>(w, c0);
-      g += 1;
-    } else {
+    const bool pair = g + 2 <= group_end;
+    if (m <= kPairRows) {
+      pair ? rows.template operator()<kPairRows, 2>(w, c0) : rows.template operator()<kPairRows, 1>(w, c0);
+    } else if (m <= kDecodeRows) {
       rows.template operator()<kSingleRows, 1>(w, c0);
-      g += 1;
+    } else {  // prompt chunks; the last group alone where the count is odd
+      pair ? rows.template operator()<kChunkRows, 2>(w, c0) : rows.template operator()<kChunkRows, 1>(w, c0);
     }
+    g += m > kPairRows && m <= kDecodeRows ? 1 : pair ? 2 : 1;
   }
 }
 }  // namespace wide
@@ -534,16 +612,24 @@ std::size_t weight_block_bytes(WeightBlocks format) noexcept {
   return format == WeightBlocks::q4_1 ? 20 : 34;
 }
 
+constexpr std::size_t kLineBytes = 64;
+struct AlignedFree {
+  void operator()(std::byte* p) const noexcept { ::operator delete[](p, std::align_val_t{kLineBytes}); }
+};
+
 struct BlockLinear::State {
   WeightBlocks format = WeightBlocks::q4_1;
   int n = 0, k = 0, max_batch = 0;
   int lanes = 0;                   // output channels per group: 8, or 16 for the VNNI tiles
   int groups = 0;
   std::size_t group_bytes = 0;     // repacked weights of one group (repack_group)
-  std::vector<std::byte> weights;  // groups x group_bytes
+  // groups x group_bytes, from a 64-byte boundary: a vector load never straddles two lines.
+  std::unique_ptr<std::byte[], AlignedFree> weights;
+  std::size_t weights_size = 0;
   std::vector<float> bias;         // padded to whole groups, zeros without one
-  std::vector<std::int8_t> xq;
+  std::vector<std::int8_t> xq;  // Rows' arrays, for max_batch rows (twice with int16) and a panel
   std::vector<float> xd, xsum;
+  std::vector<std::int32_t> xfix;
   bool vnni = false;  // wide::tile (AVX-512 VNNI, 16-channel groups) instead of tile (AVX2)
   BlockActivations activations = BlockActivations::int8;
 };
@@ -589,20 +675,25 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
   s->lanes = s->vnni ? kWideLanes : kLanes;
   s->groups = (out_features + s->lanes - 1) / s->lanes;
   s->group_bytes = static_cast<std::size_t>(count) * (s->vnni ? wide_block_bytes(format) : group_block_bytes(format));
-  s->weights.resize(s->group_bytes * static_cast<std::size_t>(s->groups));
+  s->weights_size = s->group_bytes * static_cast<std::size_t>(s->groups);
+  s->weights.reset(static_cast<std::byte*>(::operator new[](s->weights_size, std::align_val_t{kLineBytes})));
   for (int g = 0; g < s->groups; ++g) {
     const std::byte* from = blocks.data() + static_cast<std::size_t>(g) * s->lanes * row_bytes;
     const int channels = std::min(s->lanes, out_features - g * s->lanes);
-    std::byte* to = s->weights.data() + static_cast<std::size_t>(g) * s->group_bytes;
-    repack_group(format, s->lanes, from, row_bytes, channels, count, to);
+    std::byte* to = s->weights.get() + static_cast<std::size_t>(g) * s->group_bytes;
+    const std::size_t bytes = s->vnni ? wide_block_bytes(format) : group_block_bytes(format);
+    repack_group(format, s->lanes, from, row_bytes, channels, count, to, bytes,
+                 to + (s->vnni ? kWideValues : values_offset(format)), bytes, s->vnni && format == WeightBlocks::q8_0);
   }
   s->bias.assign(static_cast<std::size_t>(s->groups) * s->lanes, 0.0f);
   std::copy(bias.begin(), bias.end(), s->bias.begin());
   // int16: each row's residual as a row of its own, after all of them (Rows::stored).
-  const auto rows = static_cast<std::size_t>(max_batch) * (activations == BlockActivations::int16 ? 2 : 1);
+  // A whole last panel of up to 8 rows (RowsOut) past them.
+  const auto rows = static_cast<std::size_t>(max_batch) * (activations == BlockActivations::int16 ? 2 : 1) + 8;
   s->xq.resize(rows * static_cast<std::size_t>(in_features));
   s->xd.resize(rows * static_cast<std::size_t>(count));
   s->xsum.resize(s->xd.size());
+  s->xfix.resize(s->xd.size());
   out.state_ = std::move(s);
   return {};
 }
@@ -614,28 +705,18 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
                            std::to_string(s.max_batch) + " fit)");
   }
   const int blocks = s.k / kBlock;
-  const bool flip = s.vnni && s.format == WeightBlocks::q8_0;  // wide::tile's q + 128
   const bool split = s.activations == BlockActivations::int16;
-  const auto flip_row = [&](std::int64_t r) {
-    auto* u = reinterpret_cast<std::uint8_t*>(s.xq.data() + r * s.k);
-    for (int i = 0; i < s.k; ++i) u[i] ^= 0x80;
-  };
-  parallel_for(m, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
-    for (auto r = b; r < e; ++r) {
-      std::int8_t* q = s.xq.data() + r * s.k;
-      if (split) {  // the residual into row m + r
-        const std::int64_t r2 = m + r;
-        quantize_row_split(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks,
-                           s.xq.data() + r2 * s.k, s.xd.data() + r2 * blocks, s.xsum.data() + r2 * blocks);
-        if (flip) flip_row(r2);
-      } else {
-        quantize_row(x + r * s.k, s.k, q, s.xd.data() + r * blocks, s.xsum.data() + r * blocks);
-      }
-      if (flip) flip_row(r);
-    }
-  });
-  const Rows rows{s.xq.data(), s.xd.data(), s.xsum.data(), s.k, blocks, m};
   const int tile_rows = split ? 2 * m : m;  // int16: the residual rows too, in the same tiles
+  int panel = 0;
+#if defined(COINFER_BLOCK_AVX2)
+  if (s.vnni) panel = wide::panel_rows(tile_rows);
+#endif
+  const RowsOut out{s.xq.data(), s.xd.data(), s.xsum.data(), s.xfix.data(), s.k, blocks, panel};
+  parallel_for(m, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
+    for (auto r = b; r < e; ++r)
+      out.quantize(x + r * s.k, static_cast<int>(r), split ? m + static_cast<int>(r) : -1);  // the residual into row m + r
+  });
+  const Rows rows{s.xq.data(), s.xd.data(), s.xsum.data(), s.xfix.data(), s.k, blocks, m};
   // How the groups are shared: a decode step (up to 16 rows, memory-bound) gives each thread of
   // the team one contiguous run, so that each streams its half of the weights front to back
   // with the prefetcher (and the tiles' prefetch) running ahead; chunks handed out in turn cut
@@ -649,7 +730,7 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
   const int grain = m <= kStreamedRows ? (units + team - 1) / team : std::max(1, std::min(8 / unit, units / (4 * team)));
   parallel_for(units, grain, 0, [&](int, std::int64_t b, std::int64_t e) {
     const auto begin = static_cast<int>(b) * unit, end = std::min(s.groups, static_cast<int>(e) * unit);
-    const auto* w = s.weights.data();
+    const std::byte* w = s.weights.get();
 #if defined(COINFER_BLOCK_AVX2)
     if (s.vnni) {
       (s.format == WeightBlocks::q4_1 ? wide::groups<WeightBlocks::q4_1> : wide::groups<WeightBlocks::q8_0>)(
@@ -676,7 +757,7 @@ const char* BlockLinear::kernel() const noexcept {
 #endif
 }
 std::size_t BlockLinear::weight_bytes() const noexcept {
-  return state_->weights.size() + state_->bias.size() * sizeof(float);
+  return state_->weights_size + state_->bias.size() * sizeof(float);
 }
 
 }  // namespace coinfer

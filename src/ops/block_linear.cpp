@@ -45,12 +45,13 @@ constexpr int kTileRows = 4;
 // which every tile writes before (rows ascend).
 //
 // Layout: `panel` 0 stores each row's q in order and its scales in order (the AVX2 and portable
-// tiles). The VNNI tiles read panels of P rows (their tile height) interleaved instead: a
-// panel's block b holds, for each of its 8 groups of 4 inputs, the P rows' 4 bytes side by
-// side (row i of the panel at byte 4 (s P + i) of group s), and its scales P to a block. A tile
-// of the panel's rows then addresses every activation it broadcasts as one pointer plus a
-// constant, however many rows it has; a panel starts where its first row would in the ordered
-// layout (row r0 at q + r0 k, its scales at d + r0 blocks).
+// tiles, and the VNNI tiles of prompt chunks). The VNNI tiles of a decode step read panels of P
+// rows (their tile height) interleaved instead: a panel's block b holds, for each of its 8
+// groups of 4 inputs, the P rows' 4 bytes side by side (row i of the panel at byte 4 (s P + i)
+// of group s), and its scales P to a block. A tile of the panel's rows then addresses every
+// activation it broadcasts as one pointer plus a constant, however many rows it has; a panel
+// starts where its first row would in the ordered layout (row r0 at q + r0 k, its scales at
+// d + r0 blocks).
 struct Rows {
   const std::int8_t* q;
   const float* d;
@@ -146,22 +147,26 @@ struct RowsOut {
             static_cast<std::size_t>(kBlock) * p, 4 * static_cast<std::size_t>(p), static_cast<std::size_t>(p)};
   }
 
-  // Row r from x[0..k); int16 activations (residual >= 0): what it leaves, x - d q per block,
-  // quantized the same way into row `residual`: x = d q + d2 q2 to within d2 / 2, about 1/250
-  // of the first byte's error.
-  void quantize(const float* x, int r, int residual) const noexcept {
-    const Row first = row(r);
-    const Row second = row(residual < 0 ? r : residual);
+  // Row t of the tiles' rows from x [m, k]: row t of x for t < m; with int16 activations (split)
+  // rows m .. 2m - 1 hold what the first byte leaves of row t - m, x - d q per block, quantized
+  // the same way: x = d q + d2 q2 to within d2 / 2, about 1/250 of the first byte's error.
+  void quantize(const float* x, int m, bool split, int t) const noexcept {
+    const bool second = split && t >= m;
+    x += static_cast<std::size_t>(second ? t - m : t) * k;
+    const Row out = row(t);
     for (int b = 0; b < blocks; ++b, x += kBlock) {
       alignas(32) std::int8_t block_q[kBlock];
       float block_d;
-      first.put(b, block_q, block_d, quantize_block(x, block_q, block_d));
-      if (residual < 0) continue;
+      const int total = quantize_block(x, block_q, block_d);
+      if (!second) {
+        out.put(b, block_q, block_d, total);
+        continue;
+      }
       float left[kBlock];
       for (int i = 0; i < kBlock; ++i) left[i] = std::fma(-block_d, static_cast<float>(block_q[i]), x[i]);
       alignas(32) std::int8_t residual_q[kBlock];
       float residual_d;
-      second.put(b, residual_q, residual_d, quantize_block(left, residual_q, residual_d));
+      out.put(b, residual_q, residual_d, quantize_block(left, residual_q, residual_d));
     }
   }
 };
@@ -399,22 +404,27 @@ constexpr int kPrefetchFar = 8192;
 
 // Rows r0 .. r0 + R - 1 of V adjacent groups of 16 channels (group_bytes apart):
 // y[r][0..valid) = x[r] . W[c] + bias[c], prefetching `Prefetch` bytes ahead. The rows are a
-// panel of P (Rows' layout), r0 a multiple of P.
+// panel of P (Rows' layout), r0 a multiple of P; P = 0: the rows in order.
 template <WeightBlocks F, int R, int V, int P, int Prefetch>
 void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
           const float* bias, float* y, int y_stride, int valid) noexcept {
-  static_assert(R <= P);
+  static_assert(P == 0 || R <= P);
   const __m512i low = _mm512_set1_epi8(0x0f);
   __m512 acc[R][V];
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
   }
+  // Row i's group s of 4 inputs at a + 4 s + i row_step, its scales at d[i scale_step].
+  const std::size_t row_step = P > 0 ? 4 : static_cast<std::size_t>(x.k);
+  const std::size_t group_step = P > 0 ? 4 * P : 4;
+  const std::size_t scale_step = P > 0 ? 1 : static_cast<std::size_t>(x.blocks);
   const std::size_t first = static_cast<std::size_t>(r0) * x.blocks;
-  const std::int8_t* a = x.q + static_cast<std::size_t>(r0) * x.k;  // row i's group s at a + 4 (s P + i)
-  const float* d = x.d + first;                                       // row i's at d[i]
+  const std::int8_t* a = x.q + static_cast<std::size_t>(r0) * x.k;
+  const float* d = x.d + first;
   const float* sum = x.sum + first;
   const std::int32_t* fix = x.fix + first;
-  for (int b = 0; b < x.blocks; ++b, a += kBlock * P, d += P, sum += P, fix += P, w += wide_block_bytes<F>()) {
+  constexpr int next = P > 0 ? P : 1;  // from one block's scales to the next
+  for (int b = 0; b < x.blocks; ++b, a += kBlock * next, d += next, sum += next, fix += next, w += wide_block_bytes<F>()) {
     const std::byte* values = w + kWideValues;
     __m512i dots[R][V];
     if constexpr (F == WeightBlocks::q4_1) {
@@ -431,8 +441,8 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
           w1[v] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), low);
         }
         for (int r = 0; r < R; ++r) {
-          const std::int8_t* a0 = a + 4 * (2 * chunk * P + r);
-          const std::int8_t* a1 = a + 4 * ((2 * chunk + 1) * P + r);
+          const std::int8_t* a0 = a + 2 * chunk * group_step + r * row_step;
+          const std::int8_t* a1 = a0 + group_step;
           if constexpr (V == 1) {
             dots[r][0] = dpbusd(dpbusd(dots[r][0], w0[0], a0), w1[0], a1);
           } else {
@@ -443,7 +453,7 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
       }
     } else {
       for (int r = 0; r < R; ++r) {
-        const __m512i start = _mm512_set1_epi32(fix[r]);  // -128 x the row's block sum
+        const __m512i start = _mm512_set1_epi32(fix[r * scale_step]);  // -128 x the row's block sum
         for (int v = 0; v < V; ++v) dots[r][v] = start;
       }
       for (int step = 0; step < 8; ++step) {
@@ -454,7 +464,7 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
           ws[v] = _mm512_load_si512(at);  // w + 128
         }
         for (int r = 0; r < R; ++r) {
-          const std::int8_t* at = a + 4 * (step * P + r);
+          const std::int8_t* at = a + step * group_step + r * row_step;
           if constexpr (V == 1) {
             dots[r][0] = dpbusd(dots[r][0], ws[0], at);
           } else {
@@ -468,10 +478,11 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
       const std::byte* g = w + v * group_bytes;
       const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g)));
       for (int r = 0; r < R; ++r) {
-        acc[r][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r][v]), _mm512_mul_ps(dw, _mm512_set1_ps(d[r])), acc[r][v]);
+        acc[r][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r][v]), _mm512_mul_ps(dw, _mm512_set1_ps(d[r * scale_step])),
+                                    acc[r][v]);
         if constexpr (F == WeightBlocks::q4_1) {
           const __m512 mw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g + 32)));
-          acc[r][v] = _mm512_fmadd_ps(mw, _mm512_set1_ps(sum[r]), acc[r][v]);
+          acc[r][v] = _mm512_fmadd_ps(mw, _mm512_set1_ps(sum[r * scale_step]), acc[r][v]);
         }
       }
     }
@@ -495,23 +506,27 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
 // group's weights (the one that waits on memory) already serves 8 rows rather than leaving the
 // next 4 to a second pass once they are in cache; more rows (prompt chunks, whose weights stay
 // in cache across tiles) take 2 groups and 6 rows a tile, one load of a row's inputs for two
-// vpdpbusd (24 sums in registers). The tile height is the activations' panel (panel_rows).
+// vpdpbusd (24 sums in registers). The activations of steps of 5-16 rows are in panels of 8
+// (panel_rows), which their 8-row tiles broadcast from memory; steps of up to 4 rows and prompt
+// chunks keep them in order: their tiles load each broadcast once for two groups anyway, and
+// interleaving cost more than it gave (a chunk's rows: 5-8 % of the time of a layer with few
+// outputs, the stores of 4 bytes apiece over hundreds of rows; one row: up to 8 %).
 constexpr int kPairRows = 4;
 constexpr int kSingleRows = 8;
 constexpr int kDecodeRows = 16;
 constexpr int kChunkRows = 6;
 
-int panel_rows(int m) noexcept { return m <= kPairRows ? kPairRows : m <= kDecodeRows ? kSingleRows : kChunkRows; }
+int panel_rows(int m) noexcept { return m > kPairRows && m <= kDecodeRows ? kSingleRows : 0; }
 
 // Groups [group_begin, group_end) of 16 channels for every row.
 template <WeightBlocks F>
 void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m,
             const float* bias, int group_begin, int group_end, float* y, int n) noexcept {
-  // Rows 0 .. m - 1 in tiles of up to T rows (panels of T) over V groups from w.
-  auto rows = [&]<int T, int V>(const std::byte* w, int c0) {
+  // Rows 0 .. m - 1 in tiles of up to T rows (activations in panels of P) over V groups from w.
+  auto rows = [&]<int T, int V, int P>(const std::byte* w, int c0) {
     auto run = [&]<int R>(int r0) {
       constexpr int prefetch = T != kChunkRows && R >= 4 ? kPrefetchFar : kPrefetchNear;
-      tile<F, R, V, T, prefetch>(w, group_bytes, x, r0, bias + c0, y + c0, n, std::min(V * kWideLanes, n - c0));
+      tile<F, R, V, P, prefetch>(w, group_bytes, x, r0, bias + c0, y + c0, n, std::min(V * kWideLanes, n - c0));
     };
     int r0 = 0;
     for (; r0 + T <= m; r0 += T) run.template operator()<T>(r0);
@@ -524,11 +539,11 @@ void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, in
     const int c0 = g * kWideLanes;
     const bool pair = g + 2 <= group_end;
     if (m <= kPairRows) {
-      pair ? rows.template operator()<kPairRows, 2>(w, c0) : rows.template operator()<kPairRows, 1>(w, c0);
+      pair ? rows.template operator()<kPairRows, 2, 0>(w, c0) : rows.template operator()<kPairRows, 1, 0>(w, c0);
     } else if (m <= kDecodeRows) {
-      rows.template operator()<kSingleRows, 1>(w, c0);
+      rows.template operator()<kSingleRows, 1, kSingleRows>(w, c0);
     } else {  // prompt chunks; the last group alone where the count is odd
-      pair ? rows.template operator()<kChunkRows, 2>(w, c0) : rows.template operator()<kChunkRows, 1>(w, c0);
+      pair ? rows.template operator()<kChunkRows, 2, 0>(w, c0) : rows.template operator()<kChunkRows, 1, 0>(w, c0);
     }
     g += m > kPairRows && m <= kDecodeRows ? 1 : pair ? 2 : 1;
   }
@@ -712,9 +727,11 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
   if (s.vnni) panel = wide::panel_rows(tile_rows);
 #endif
   const RowsOut out{s.xq.data(), s.xd.data(), s.xsum.data(), s.xfix.data(), s.k, blocks, panel};
-  parallel_for(m, 8, 0, [&](int, std::int64_t b, std::int64_t e) {
-    for (auto r = b; r < e; ++r)
-      out.quantize(x + r * s.k, static_cast<int>(r), split ? m + static_cast<int>(r) : -1);  // the residual into row m + r
+  // Whole panels to a thread: rows of one panel share cache lines, and two threads writing
+  // them took 15-30 % longer over a 250-row prompt chunk than one.
+  const int per = std::max(panel, 1);
+  parallel_for((tile_rows + per - 1) / per, std::max(1, 8 / per), 0, [&](int, std::int64_t b, std::int64_t e) {
+    for (auto t = b * per; t < std::min<std::int64_t>(e * per, tile_rows); ++t) out.quantize(x, m, split, static_cast<int>(t));
   });
   const Rows rows{s.xq.data(), s.xd.data(), s.xsum.data(), s.xfix.data(), s.k, blocks, m};
   // How the groups are shared: a decode step (up to 16 rows, memory-bound) gives each thread of

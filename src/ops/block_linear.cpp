@@ -45,13 +45,13 @@ constexpr int kTileRows = 4;
 // which every tile writes before (rows ascend).
 //
 // Layout: `panel` 0 stores each row's q in order and its scales in order (the AVX2 and portable
-// tiles, and the VNNI tiles of prompt chunks). The VNNI tiles of a decode step read panels of P
-// rows (their tile height) interleaved instead: a panel's block b holds, for each of its 8
-// groups of 4 inputs, the P rows' 4 bytes side by side (row i of the panel at byte 4 (s P + i)
-// of group s), and its scales P to a block. A tile of the panel's rows then addresses every
-// activation it broadcasts as one pointer plus a constant, however many rows it has; a panel
-// starts where its first row would in the ordered layout (row r0 at q + r0 k, its scales at
-// d + r0 blocks).
+// tiles, and the VNNI tiles of steps of 1-4 rows and of prompt chunks). The VNNI tiles of a step
+// of 5-16 rows read panels of P = 8 rows (their tile height) interleaved instead: a panel's
+// block b holds, for each of its 8 groups of 4 inputs, the P rows' 4 bytes side by side (row i
+// of the panel at byte 4 (s P + i) of group s), and its scales P to a block. A tile of the
+// panel's rows then addresses every activation it broadcasts as one pointer plus a constant,
+// however many rows it has; a panel starts where its first row would in the ordered layout
+// (row r0 at q + r0 k, its scales at d + r0 blocks).
 struct Rows {
   const std::int8_t* q;
   const float* d;

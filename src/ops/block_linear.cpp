@@ -195,9 +195,6 @@ std::size_t group_block_bytes(WeightBlocks f) noexcept {
 }
 template <WeightBlocks F>
 constexpr std::size_t values_offset() noexcept { return F == WeightBlocks::q4_1 ? 32 : 16; }
-std::size_t values_offset(WeightBlocks f) noexcept {
-  return f == WeightBlocks::q4_1 ? values_offset<WeightBlocks::q4_1>() : values_offset<WeightBlocks::q8_0>();
-}
 
 // ---- AVX-512 VNNI: 16 output channels interleaved -------------------------------------------
 // Where the CPU has AVX-512 VNNI the weights are repacked in groups of 16 channels instead, so
@@ -229,28 +226,28 @@ std::size_t wide_block_bytes(WeightBlocks f) noexcept {
 constexpr std::size_t kWideValues = 64;  // d, then m or nothing
 
 // Repacks up to `lanes` (8 or 16) output channels, rows of `count` blocks in ggml's layout
-// row_bytes apart: block b's scales (the channels' d, then Q4_1's m) at scales + b
-// scale_stride, its values in chunks of 4 inputs x `lanes` channels at values + b
-// value_stride (the layouts above put both in one stride). flip: Q8_0 values as w + 128 (the
-// VNNI tiles' unsigned operand).
-void repack_group(WeightBlocks f, int lanes, const std::byte* blocks, std::size_t row_bytes, int channels,
-                  int count, std::byte* scales, std::size_t scale_stride, std::byte* values,
-                  std::size_t value_stride, bool flip) noexcept {
+// row_bytes apart, into the layouts above: per block the channels' d, then Q4_1's m, then the
+// values in chunks of 4 inputs x `lanes` channels (16 lanes, Q8_0: as w + 128).
+void repack_group(WeightBlocks f, int lanes, const std::byte* blocks, std::size_t row_bytes,
+                  int channels, int count, std::byte* out) noexcept {
+  const bool wide = lanes == kWideLanes;
+  const std::size_t bytes = wide ? wide_block_bytes(f) : group_block_bytes(f);
   const std::size_t chunk_bytes = 4 * static_cast<std::size_t>(lanes);
-  const auto flipped = static_cast<std::byte>(flip ? 0x80 : 0);
-  for (int b = 0; b < count; ++b, scales += scale_stride, values += value_stride) {
-    std::memset(scales, 0, f == WeightBlocks::q4_1 ? 4 * lanes : 2 * lanes);
-    std::memset(values, 0, f == WeightBlocks::q4_1 ? 4 * chunk_bytes : 8 * chunk_bytes);
+  const std::size_t values_at = wide ? kWideValues : f == WeightBlocks::q4_1 ? 4 * lanes : 2 * lanes;
+  const auto flipped = static_cast<std::byte>(wide && f == WeightBlocks::q8_0 ? 0x80 : 0);
+  for (int b = 0; b < count; ++b, out += bytes) {
+    std::memset(out, 0, bytes);
+    std::byte* values = out + values_at;
     for (int c = 0; c < channels; ++c) {
       const std::byte* block = blocks + static_cast<std::size_t>(c) * row_bytes + b * weight_block_bytes(f);
-      std::memcpy(scales + 2 * c, block, 2);  // d
+      std::memcpy(out + 2 * c, block, 2);  // d
       if (f == WeightBlocks::q8_0) {
         for (int step = 0; step < 8; ++step) {
           for (int i = 0; i < 4; ++i) values[chunk_bytes * step + 4 * c + i] = block[2 + 4 * step + i] ^ flipped;
         }
         continue;
       }
-      std::memcpy(scales + 2 * lanes + 2 * c, block + 2, 2);  // m
+      std::memcpy(out + 2 * lanes + 2 * c, block + 2, 2);  // m
       const auto nibble = [&](int j) {
         const auto byte = static_cast<std::uint8_t>(block[4 + (j % 16)]);
         return j < 16 ? (byte & 0x0f) : (byte >> 4);
@@ -396,9 +393,9 @@ inline __m512i broadcast4(const std::int8_t* p) noexcept {
 // block takes a few nanoseconds and 2 KB ahead is enough; a decode step's tiles of 4 and 8 rows
 // take 4-8 times as long per byte, and 2 KB ahead was then only ~40 ns: at 8 rows the Q8_0
 // tiles read 25-30 GB/s from memory against 36-45 with the weights in cache, 28-41 GB/s with
-// 8 KB (one Zen 5 core, bench/micro_bench.cpp's int8_blocks and int8_blocks_cached, 2026-12-07). Prompt chunks keep 2 KB: their later
-// row tiles find the weights in cache, and 8 KB cost the Q8_0 path 4-6 % of its prefill-heavy
-// tokens/s at 16 streams.
+// 8 KB (one Zen 5 core, bench/micro_bench.cpp's int8_blocks and int8_blocks_cached,
+// 2026-12-07). Prompt chunks keep 2 KB: their later row tiles find the weights in cache, and
+// 8 KB cost the Q8_0 path 4-6 % of its prefill-heavy tokens/s at 16 streams.
 constexpr int kPrefetchNear = 2048;
 constexpr int kPrefetchFar = 8192;
 
@@ -523,6 +520,7 @@ template <WeightBlocks F>
 void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m,
             const float* bias, int group_begin, int group_end, float* y, int n) noexcept {
   // Rows 0 .. m - 1 in tiles of up to T rows (activations in panels of P) over V groups from w.
+  // Returns V, the groups it took.
   auto rows = [&]<int T, int V, int P>(const std::byte* w, int c0) {
     auto run = [&]<int R>(int r0) {
       constexpr int prefetch = T != kChunkRows && R >= 4 ? kPrefetchFar : kPrefetchNear;
@@ -533,19 +531,19 @@ void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, in
     [&]<int... R>(std::integer_sequence<int, R...>) {
       ((m - r0 == R + 1 ? run.template operator()<R + 1>(r0) : void()), ...);
     }(std::make_integer_sequence<int, T - 1>{});
+    return V;
   };
   for (int g = group_begin; g < group_end;) {
     const std::byte* w = weights + static_cast<std::size_t>(g) * group_bytes;
     const int c0 = g * kWideLanes;
     const bool pair = g + 2 <= group_end;
     if (m <= kPairRows) {
-      pair ? rows.template operator()<kPairRows, 2, 0>(w, c0) : rows.template operator()<kPairRows, 1, 0>(w, c0);
+      g += pair ? rows.template operator()<kPairRows, 2, 0>(w, c0) : rows.template operator()<kPairRows, 1, 0>(w, c0);
     } else if (m <= kDecodeRows) {
-      rows.template operator()<kSingleRows, 1, kSingleRows>(w, c0);
+      g += rows.template operator()<kSingleRows, 1, kSingleRows>(w, c0);
     } else {  // prompt chunks; the last group alone where the count is odd
-      pair ? rows.template operator()<kChunkRows, 2, 0>(w, c0) : rows.template operator()<kChunkRows, 1, 0>(w, c0);
+      g += pair ? rows.template operator()<kChunkRows, 2, 0>(w, c0) : rows.template operator()<kChunkRows, 1, 0>(w, c0);
     }
-    g += m > kPairRows && m <= kDecodeRows ? 1 : pair ? 2 : 1;
   }
 }
 }  // namespace wide
@@ -696,9 +694,7 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
     const std::byte* from = blocks.data() + static_cast<std::size_t>(g) * s->lanes * row_bytes;
     const int channels = std::min(s->lanes, out_features - g * s->lanes);
     std::byte* to = s->weights.get() + static_cast<std::size_t>(g) * s->group_bytes;
-    const std::size_t bytes = s->vnni ? wide_block_bytes(format) : group_block_bytes(format);
-    repack_group(format, s->lanes, from, row_bytes, channels, count, to, bytes,
-                 to + (s->vnni ? kWideValues : values_offset(format)), bytes, s->vnni && format == WeightBlocks::q8_0);
+    repack_group(format, s->lanes, from, row_bytes, channels, count, to);
   }
   s->bias.assign(static_cast<std::size_t>(s->groups) * s->lanes, 0.0f);
   std::copy(bias.begin(), bias.end(), s->bias.begin());

@@ -12,7 +12,7 @@
 //   int8/...     Int8Linear::forward against the oneDNN u8 x s8 -> s32 matmul it runs, created
 //                alone for the same M, K, N, at the digits MLP's and all-MiniLM-L6-v2's shapes
 //                (M <= 16 runs coinfer's small-M kernel, small_m_gemm.hpp)
-//   llm/...      a language model's decode GEMMs at SmolLM2-135M's shapes, M = 1 and 8, through
+//   llm/...      a language model's decode GEMMs at SmolLM2-135M's shapes, M = 1, 8 and 16, through
 //                BlockLinear as precision "int8" (Q8_0 blocks) and "int4" (Q4_1, the head
 //                Q8_0) hold the layer, with 8-bit activations and (_a16) with 16-bit ones
 //                (BlockActivations::int16), each over copies of the layer whose weights add up to
@@ -23,7 +23,9 @@
 //                M = 64 (a prompt chunk), GFLOP/s over oneDNN's INT8 GEMM's; and the core's
 //                ceiling at several rows, independent 512-bit vpdpbusd per second
 //                (llm/vpdpbusd_peak, on CPUs with AVX-512 VNNI). _cached (M = 8): one copy of
-//                the layer, its weights in the caches: the tile's own pace, memory aside
+//                the layer, its weights in the caches: the tile's own pace, memory aside. On
+//                CPUs with AMX-INT8 (whose tile multiplies run steps of 5-16 rows in Q8_0, 9-16
+//                in Q4_1), _vnni: the same layers on the AVX-512 VNNI tiles, one thread
 //
 //   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 //
@@ -324,7 +326,7 @@ constexpr LinearShape kDecodeShapes[] = {
     {"smollm2.down", 1536, 576, Activation::none, 0},
     {"smollm2.head", 576, 49152, Activation::none, 0},
 };
-constexpr int kDecodeRows[] = {1, 8};
+constexpr int kDecodeRows[] = {1, 8, 16};
 // The decode rows' bytes per second with one compute thread and with two (the server's team on a
 // 2-core machine), each over a triad run on as many threads.
 constexpr int kDecodeThreads[] = {1, 2};
@@ -447,7 +449,7 @@ struct TeamSize {
 // holds it (Q4_1 blocks, 0.625 bytes per weight; the head Q8_0), as many copies as llm_onednn
 // makes (the same weights per call).
 void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks layers_format, int threads,
-                BlockActivations activations, bool cached) {
+                BlockActivations activations, bool cached, BlockKernels kernels) {
   const TeamSize team(threads);
   const bool head = std::string_view(s.name) == "smollm2.head";
   const WeightBlocks format = head ? WeightBlocks::q8_0 : layers_format;
@@ -461,7 +463,7 @@ void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks laye
     std::vector<std::byte> blocks;
     ggml_quantize(static_cast<std::uint32_t>(format == WeightBlocks::q8_0 ? GgmlType::q8_0 : GgmlType::q4_1), weight.data(),
                   weight.size(), blocks);
-    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, std::max(8, m), layers[i], activations);
+    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, std::max(8, m), layers[i], activations, kernels);
         !status) {
       state.SkipWithError(status.message().c_str());
       return;
@@ -657,6 +659,14 @@ std::vector<Comparison> register_benchmarks() {
                             {"int4_blocks", WeightBlocks::q4_1, BlockActivations::int8},
                             {"int8_blocks_a16", WeightBlocks::q8_0, BlockActivations::int16},
                             {"int4_blocks_a16", WeightBlocks::q4_1, BlockActivations::int16}};
+  // _vnni (where the CPU has AMX-INT8, M > 1): the AVX-512 VNNI tiles that AMX replaces for
+  // decode steps.
+  const bool amx = [] {
+    const std::vector<std::byte> blocks(weight_block_bytes(WeightBlocks::q8_0));
+    BlockLinear probe;
+    return BlockLinear::create(WeightBlocks::q8_0, blocks, {}, 1, BlockLinear::block, 1, probe).ok() &&
+           std::string_view(probe.kernel()) == "amx";
+  }();
   for (const LinearShape& s : kDecodeShapes) {
     const std::string label = "llm " + std::string(s.name) + " " + std::to_string(s.k) + "→" + std::to_string(s.n);
     for (const int m : kDecodeRows) {
@@ -669,7 +679,7 @@ std::vector<Comparison> register_benchmarks() {
           if (threads > 1 && activations == BlockActivations::int16) continue;
           const std::string ours =
               "llm/" + std::string(name) + "/" + shape + (threads == 1 ? "" : "/threads:" + std::to_string(threads));
-          benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, m, format, threads, activations, false)
+          benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, m, format, threads, activations, false, BlockKernels::amx)
               ->Unit(benchmark::kMicrosecond)
               ->UseRealTime();
           comparisons.push_back({what + ", " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") +
@@ -679,9 +689,19 @@ std::vector<Comparison> register_benchmarks() {
         }
         if (m > 1 && activations == BlockActivations::int8) {
           const std::string cached = "llm/" + std::string(name) + "_cached/" + shape;
-          benchmark::RegisterBenchmark(cached.c_str(), llm_blocks, s, m, format, 1, activations, true)
+          benchmark::RegisterBenchmark(cached.c_str(), llm_blocks, s, m, format, 1, activations, true, BlockKernels::amx)
               ->Unit(benchmark::kMicrosecond)
               ->UseRealTime();
+        }
+        if (amx && m > 1 && activations == BlockActivations::int8) {
+          const std::string vnni = "llm/" + std::string(name) + "_vnni/" + shape;
+          benchmark::RegisterBenchmark(vnni.c_str(), llm_blocks, s, m, format, 1, activations, false,
+                                       BlockKernels::avx512_vnni)
+              ->Unit(benchmark::kMicrosecond)
+              ->UseRealTime();
+          comparisons.push_back({what + ", 1 thread: AMX / the AVX-512 VNNI tiles (calls/s)",
+                                 "llm/" + std::string(name) + "/" + shape, vnni, "calls"});
+          comparisons.push_back({what + "_vnni, 1 thread / triad (GB/s)", vnni, "llm/triad/threads:1", "bytes"});
         }
       }
     }
@@ -693,7 +713,8 @@ std::vector<Comparison> register_benchmarks() {
     benchmark::RegisterBenchmark(peer.c_str(), onednn_gemm, s, kPrefillRows)->Unit(benchmark::kMicrosecond);
     for (const auto& [name, format, activations] : formats) {
       const std::string ours = "llm/" + std::string(name) + "/" + shape;
-      benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, kPrefillRows, format, 1, activations, false)
+      benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, kPrefillRows, format, 1, activations, false,
+                                   BlockKernels::amx)
           ->Unit(benchmark::kMicrosecond);
       comparisons.push_back({label + ", M " + std::to_string(kPrefillRows) + ": " + name + " / oneDNN INT8 (GFLOP/s)",
                              ours, peer, "flops"});

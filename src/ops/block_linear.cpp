@@ -9,7 +9,10 @@
 #include <vector>
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <cpuid.h>
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #define COINFER_BLOCK_AVX2 1
 #endif
 
@@ -361,7 +364,7 @@ void tile(const std::byte* w, const Rows& x, int r0, const float* bias, float* y
 }
 
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512bw,avx512vnni")
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512vnni,amx-tile,amx-int8")
 // GCC 12 takes the "undefined" pass-through operand of the masked builtins behind
 // _mm512_cvtepi32_ps, _mm512_cvtph_ps and others for a read of an uninitialized variable.
 #pragma GCC diagnostic push
@@ -547,6 +550,179 @@ void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, in
   }
 }
 }  // namespace wide
+
+// ---- AMX-INT8: a decode step's rows in one tile multiply -----------------------------------
+// Where the CPU has AMX (Intel Xeon since Sapphire Rapids) a decode step (Q8_0 5-16 rows, Q4_1
+// 9-16) runs each 32-input block of a 16-channel group as one tile multiply: tdpbsud takes the
+// rows' 32 activations (signed, R rows x 32 bytes, loaded straight from the rows in order) and
+// the block's values as they lie in the VNNI layout (unsigned: a chunk of 4 inputs x 16
+// channels is one 64-byte row of the B tile; Q4_1's nibbles unpacked to bytes first), 128
+// vpdpbusd's worth of products at 16 rows. The block's integer sums are the VNNI tile's exactly
+// (Q8_0's start at Rows::fix is added after the multiply instead of before) and are scaled by
+// the same FP32 operations in the same order, so every output keeps its bits. Each block's sums
+// still go through memory to be scaled (a tile store of ~5 ns, then vector loads), which is
+// what bounds it: prompt chunks in tiles of 16 rows ran no faster than the VNNI tiles (95-103 %
+// at 64 rows, a tenth to a fifth of oneDNN's per-channel AMX GEMM), so they keep those.
+namespace amx {
+
+// Linux hands a process AMX's tile data only on request (arch_prctl ARCH_REQ_XCOMP_PERM).
+bool usable() noexcept {
+  static const bool ok = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+    constexpr unsigned kTile = 1u << 24, kInt8 = 1u << 25;  // CPUID.(7, 0):EDX
+    if ((d & kTile) == 0 || (d & kInt8) == 0) return false;
+    constexpr long kRequestPermission = 0x1023, kTileData = 18;
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+  }();
+  return ok;
+}
+
+// Tiles: tmm0-3 the sums of four blocks in turn (R rows x 16 int32), tmm4 and tmm5 the
+// activations of even and odd blocks (R rows x 32 bytes), tmm6 and tmm7 their weights (8 rows
+// of 4 inputs x 16 channels).
+struct alignas(64) Config {
+  std::uint8_t palette = 1;
+  std::uint8_t start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t columns[16] = {};  // bytes per row
+  std::uint8_t rows[16] = {};
+  explicit Config(int r) {
+    for (int t : {0, 1, 2, 3}) columns[t] = 64, rows[t] = static_cast<std::uint8_t>(r);
+    for (int t : {4, 5}) columns[t] = kBlock, rows[t] = static_cast<std::uint8_t>(r);
+    for (int t : {6, 7}) columns[t] = 64, rows[t] = kBlock / 4;
+  }
+};
+static_assert(sizeof(Config) == 64);
+
+// The steps that run tile multiplies: from 5 rows for Q8_0 (at 5-8 rows 0-16 % more calls a
+// second than the VNNI tiles, 15-26 % at 16), from 9 for Q4_1 (at 8 rows the unpacking of the
+// nibbles into the B tile cost 17-22 %, at 10 even, 13-25 % more at 12, 15-30 % at 16), to 16,
+// one tile's rows. One Xeon core, bench/micro_bench.cpp's llm/*_vnni rows, 2026-12-07.
+template <WeightBlocks F>
+constexpr int kFewestRows = F == WeightBlocks::q8_0 ? 5 : 9;
+constexpr int kMostRows = 16;
+inline int fewest_rows(WeightBlocks f) noexcept {
+  return f == WeightBlocks::q8_0 ? kFewestRows<WeightBlocks::q8_0> : kFewestRows<WeightBlocks::q4_1>;
+}
+
+struct alignas(64) Scratch {
+  std::int32_t sums[4][kMostRows * kWideLanes];
+  std::uint8_t values[4][kBlock * kWideLanes];  // Q4_1's nibbles as bytes
+};
+
+// A Q4_1 block's 4 chunks of nibbles (inputs 8c .. 8c + 3 low, 8c + 4 .. 8c + 7 high) as the
+// B tile's 8 rows of bytes.
+inline void unpack(const std::byte* values, std::uint8_t* out) noexcept {
+  const __m512i low = _mm512_set1_epi8(0x0f);
+  for (int chunk = 0; chunk < 4; ++chunk) {
+    const __m512i packed = _mm512_load_si512(values + 64 * chunk);
+    _mm512_store_si512(out + 128 * chunk, _mm512_and_si512(packed, low));
+    _mm512_store_si512(out + 128 * chunk + 64, _mm512_and_si512(_mm512_srli_epi16(packed, 4), low));
+  }
+}
+
+// Rows 0 .. R - 1 (in order) of one group of 16 channels: y[r][0..valid) = x[r] . W[c] + bias[c].
+template <WeightBlocks F, int R>
+void group(const std::byte* w, const Rows& x, const float* bias, float* y, int y_stride, int valid,
+           Scratch& scratch) noexcept {
+  __m512 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+  constexpr std::size_t bytes = wide_block_bytes<F>();
+  // Block b multiplies into tmm(b % 4) from activations in tmm4 + b % 2 and weights in
+  // tmm6 + b % 2, three blocks ahead of the one whose sums are scaled: a multiply's sums take
+  // longer to come than a block's scaling. The tile numbers are the instructions' immediates,
+  // hence macros.
+#define COINFER_AMX_MULTIPLY(C, A, B, b)                                          \
+  do {                                                                            \
+    const std::byte* v_ = w + static_cast<std::size_t>(b) * bytes;                \
+    for (std::size_t line = 0; line < bytes; line += 64) {                        \
+      _mm_prefetch(reinterpret_cast<const char*>(v_) + wide::kPrefetchFar + line, _MM_HINT_T0); \
+    }                                                                             \
+    v_ += kWideValues;                                                            \
+    _tile_loadd(A, x.q + static_cast<std::size_t>(b) * kBlock, x.k);              \
+    if constexpr (F == WeightBlocks::q4_1) {                                      \
+      _tile_loadd(B, scratch.values[C], 64);                                      \
+    } else {                                                                      \
+      _tile_loadd(B, v_, 64);                                                     \
+    }                                                                             \
+    _tile_zero(C);                                                                \
+    _tile_dpbsud(C, A, B);                                                        \
+    if constexpr (F == WeightBlocks::q4_1) {                                      \
+      if ((b) + 2 < x.blocks) unpack(v_ + 2 * bytes, scratch.values[((C) + 2) % 4]); \
+    }                                                                             \
+  } while (false)
+#define COINFER_AMX_SCALE(C, b)                                                                       \
+  do {                                                                                                \
+    _tile_stored(C, scratch.sums[C], 64);                                                             \
+    const std::byte* g_ = w + static_cast<std::size_t>(b) * bytes;                                    \
+    const __m512 dw_ = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g_)));    \
+    [[maybe_unused]] const __m512 mw_ =                                                               \
+        _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g_ + 32)));               \
+    for (int r = 0; r < R; ++r) {                                                                     \
+      const std::size_t at = static_cast<std::size_t>(r) * x.blocks + (b);                            \
+      __m512i dots = _mm512_load_si512(scratch.sums[C] + r * kWideLanes);                             \
+      if constexpr (F == WeightBlocks::q8_0) dots = _mm512_add_epi32(dots, _mm512_set1_epi32(x.fix[at])); \
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), _mm512_mul_ps(dw_, _mm512_set1_ps(x.d[at])), acc[r]); \
+      if constexpr (F == WeightBlocks::q4_1) acc[r] = _mm512_fmadd_ps(mw_, _mm512_set1_ps(x.sum[at]), acc[r]); \
+    }                                                                                                 \
+  } while (false)
+  const int n_blocks = x.blocks;
+  // Q4_1: a block's nibbles are unpacked two blocks before its tile load, which would wait for
+  // the stores to reach the cache if it came right after them.
+  if constexpr (F == WeightBlocks::q4_1) {
+    for (int b = 0; b < std::min(2, n_blocks); ++b) unpack(w + b * bytes + kWideValues, scratch.values[b]);
+  }
+  COINFER_AMX_MULTIPLY(0, 4, 6, 0);
+  if (n_blocks > 1) COINFER_AMX_MULTIPLY(1, 5, 7, 1);
+  if (n_blocks > 2) COINFER_AMX_MULTIPLY(2, 4, 6, 2);
+  for (int b = 0; b < n_blocks; b += 4) {
+    if (b + 3 < n_blocks) COINFER_AMX_MULTIPLY(3, 5, 7, b + 3);
+    COINFER_AMX_SCALE(0, b);
+    if (b + 1 >= n_blocks) break;
+    if (b + 4 < n_blocks) COINFER_AMX_MULTIPLY(0, 4, 6, b + 4);
+    COINFER_AMX_SCALE(1, b + 1);
+    if (b + 2 >= n_blocks) break;
+    if (b + 5 < n_blocks) COINFER_AMX_MULTIPLY(1, 5, 7, b + 5);
+    COINFER_AMX_SCALE(2, b + 2);
+    if (b + 3 >= n_blocks) break;
+    if (b + 6 < n_blocks) COINFER_AMX_MULTIPLY(2, 4, 6, b + 6);
+    COINFER_AMX_SCALE(3, b + 3);
+  }
+#undef COINFER_AMX_MULTIPLY
+#undef COINFER_AMX_SCALE
+  const auto mask = static_cast<__mmask16>(valid >= kWideLanes ? 0xffff : (1u << valid) - 1);
+  const __m512 bv = _mm512_loadu_ps(bias);
+  for (int r = 0; r < R; ++r) {
+    const bool residual = r >= x.stored;  // Rows::stored: add into the row's first term
+    float* out = y + static_cast<std::size_t>(r - (residual ? x.stored : 0)) * y_stride;
+    const __m512 base = residual ? _mm512_maskz_loadu_ps(mask, out) : bv;
+    _mm512_mask_storeu_ps(out, mask, _mm512_add_ps(acc[r], base));
+  }
+}
+
+// Groups [group_begin, group_end) of 16 channels for all m rows (kFewestRows<F> .. kMostRows,
+// in order). Loads the tile configuration on the calling thread and releases it after.
+template <WeightBlocks F>
+void groups(const std::byte* weights, std::size_t group_bytes, const Rows& x, int m, const float* bias,
+            int group_begin, int group_end, float* y, int n) noexcept {
+  const Config config(m);
+  _tile_loadconfig(&config);
+  Scratch scratch;
+  auto run = [&]<int R>() {
+    for (int g = group_begin; g < group_end; ++g) {
+      const int c0 = g * kWideLanes;
+      group<F, R>(weights + static_cast<std::size_t>(g) * group_bytes, x, bias + c0, y + c0, n,
+                  std::min(kWideLanes, n - c0), scratch);
+    }
+  };
+  [&]<int... R>(std::integer_sequence<int, R...>) {
+    ((m == R + kFewestRows<F> ? run.template operator()<R + kFewestRows<F>>() : void()), ...);
+  }(std::make_integer_sequence<int, kMostRows - kFewestRows<F> + 1>{});
+  _tile_release();
+}
+
+}  // namespace amx
 #pragma GCC diagnostic pop
 #pragma GCC pop_options
 #else
@@ -644,6 +820,7 @@ struct BlockLinear::State {
   std::vector<float> xd, xsum;
   std::vector<std::int32_t> xfix;
   bool vnni = false;  // wide::tile (AVX-512 VNNI, 16-channel groups) instead of tile (AVX2)
+  bool amx = false;   // and amx::groups for steps of amx::fewest_rows(format) .. kMostRows
   BlockActivations activations = BlockActivations::int8;
 };
 
@@ -654,7 +831,8 @@ BlockLinear& BlockLinear::operator=(BlockLinear&&) noexcept = default;
 
 Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> blocks,
                            std::span<const float> bias, int out_features, int in_features,
-                           int max_batch, BlockLinear& out, BlockActivations activations, bool vnni) {
+                           int max_batch, BlockLinear& out, BlockActivations activations,
+                           BlockKernels kernels) {
   if (out_features < 1 || in_features < kBlock || in_features % kBlock != 0 || in_features > 65536 ||
       max_batch < 1) {
     return Status::invalid("block linear: " + std::to_string(out_features) + " outputs over " +
@@ -679,11 +857,13 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
   s->max_batch = max_batch;
   s->activations = activations;
 #if defined(COINFER_BLOCK_AVX2)
-  // As the INT8 small-M kernels choose theirs: the CPU's VNNI, unless oneDNN's ISA is capped
-  // below it (ONEDNN_MAX_CPU_ISA=AVX2 runs the AVX2 tiles on any machine).
-  s->vnni = vnni && detect_small_m_isa() == SmallMIsa::avx512_vnni;
+  // As the INT8 small-M kernels choose theirs: the CPU's VNNI and AMX, unless oneDNN's ISA is
+  // capped below them (ONEDNN_MAX_CPU_ISA=AVX2 runs the AVX2 tiles on any machine,
+  // =AVX512_CORE_VNNI the VNNI tiles on one with AMX).
+  s->vnni = kernels != BlockKernels::avx2 && detect_small_m_isa() == SmallMIsa::avx512_vnni;
+  s->amx = s->vnni && kernels == BlockKernels::amx && onednn_allows_amx() && amx::usable();
 #else
-  (void)vnni;
+  (void)kernels;
 #endif
   s->lanes = s->vnni ? kWideLanes : kLanes;
   s->groups = (out_features + s->lanes - 1) / s->lanes;
@@ -720,7 +900,9 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
   const int tile_rows = split ? 2 * m : m;  // int16: the residual rows too, in the same tiles
   int panel = 0;
 #if defined(COINFER_BLOCK_AVX2)
-  if (s.vnni) panel = wide::panel_rows(tile_rows);
+  // AMX loads a tile's rows in order; the VNNI tiles of 5-16 rows read panels.
+  const bool use_amx = s.amx && tile_rows >= amx::fewest_rows(s.format) && tile_rows <= amx::kMostRows;
+  if (s.vnni && !use_amx) panel = wide::panel_rows(tile_rows);
 #endif
   const RowsOut out{s.xq.data(), s.xd.data(), s.xsum.data(), s.xfix.data(), s.k, blocks, panel};
   // Whole panels to a thread: rows of one panel share cache lines, and two threads writing
@@ -745,6 +927,11 @@ Status BlockLinear::forward(const float* x, int m, float* y) {
     const auto begin = static_cast<int>(b) * unit, end = std::min(s.groups, static_cast<int>(e) * unit);
     const std::byte* w = s.weights.get();
 #if defined(COINFER_BLOCK_AVX2)
+    if (use_amx) {
+      (s.format == WeightBlocks::q4_1 ? amx::groups<WeightBlocks::q4_1> : amx::groups<WeightBlocks::q8_0>)(
+          w, s.group_bytes, rows, tile_rows, s.bias.data(), begin, end, y, s.n);
+      return;
+    }
     if (s.vnni) {
       (s.format == WeightBlocks::q4_1 ? wide::groups<WeightBlocks::q4_1> : wide::groups<WeightBlocks::q8_0>)(
           w, s.group_bytes, rows, tile_rows, s.bias.data(), begin, end, y, s.n);
@@ -764,7 +951,7 @@ int BlockLinear::out_features() const noexcept { return state_->n; }
 int BlockLinear::max_batch() const noexcept { return state_->max_batch; }
 const char* BlockLinear::kernel() const noexcept {
 #if defined(COINFER_BLOCK_AVX2)
-  return state_->vnni ? "avx512_vnni" : "avx2";
+  return state_->amx ? "amx" : state_->vnni ? "avx512_vnni" : "avx2";
 #else
   return "portable";
 #endif

@@ -170,6 +170,11 @@ SmallMIsa detect_small_m_isa() noexcept {
   return SmallMIsa::none;
 }
 
+bool onednn_allows_amx() noexcept {
+  const auto amx = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_amx);
+  return (static_cast<unsigned>(dnnl_get_effective_cpu_isa()) & amx) == amx;
+}
+
 int small_m_column_grain(const SmallMWeights& w) noexcept {
   return w.layout == SmallMWeights::Layout::blocked ? w.block : 4;
 }

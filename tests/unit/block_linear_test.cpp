@@ -218,10 +218,10 @@ TEST_CASE("block linear gives the same bits with AVX-512 VNNI as with AVX2") {
       const int n = 203, k = 1536, m = 23;
       Case c = make_case(f, n, k, rng);
       BlockLinear best, avx2;
-      REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, best, act).ok());
-      REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, avx2, act, /*vnni=*/false).ok());
+      REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, best, act, BlockKernels::avx512_vnni).ok());
+      REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, avx2, act, BlockKernels::avx2).ok());
       if (std::string(best.kernel()) != "avx512_vnni") {
-        MESSAGE("SKIPPED: " << best.kernel()
+        MESSAGE("SKIPPED: " << std::string(best.kernel())
                             << ": no AVX-512 VNNI here (or oneDNN capped below it)");
         return;
       }
@@ -233,6 +233,44 @@ TEST_CASE("block linear gives the same bits with AVX-512 VNNI as with AVX2") {
         REQUIRE(best.forward(x.data(), rows, a.data()).ok());
         REQUIRE(avx2.forward(x.data(), rows, b.data()).ok());
         CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("block linear gives the same bits with AMX as with AVX-512 VNNI (needs AMX)") {
+  // AMX multiplies a block of all of a step's rows at once (tdpbsud) where the VNNI tiles take
+  // 8 rows at a time from panels; the integer sums are exact either way and scaled alike. Both
+  // formats, int8 and int16 (whose residual rows follow the first rows in the same tile), every
+  // row count up to past 16 (the fewest and prompt chunks run the VNNI tiles in both), an odd
+  // number of groups, a bias, 1, 2, 3 and 48 blocks (the multiplies run up to three blocks
+  // ahead of the scaling).
+  std::mt19937 rng(7);
+  for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
+    for (auto act : kActivations) {
+      for (int k : {1536, 96, 64, 32}) {
+        CAPTURE(to_string(act));
+        CAPTURE(k);
+        const int n = 203, m = 19;
+        Case c = make_case(f, n, k, rng);
+        std::vector<float> bias(n);
+        for (int i = 0; i < n; ++i) bias[i] = 0.01f * static_cast<float>(i % 17) - 0.05f;
+        BlockLinear best, vnni;
+        REQUIRE(BlockLinear::create(f, c.blocks, bias, n, k, m, best, act).ok());
+        REQUIRE(BlockLinear::create(f, c.blocks, bias, n, k, m, vnni, act, BlockKernels::avx512_vnni).ok());
+        if (std::string(best.kernel()) != "amx") {
+          MESSAGE("SKIPPED: " << std::string(best.kernel()) << ": no AMX-INT8 here (or oneDNN capped below it)");
+          return;
+        }
+        CHECK(std::string(vnni.kernel()) == "avx512_vnni");
+        const auto x = activations(m, k, rng);
+        for (int rows = 1; rows <= m; ++rows) {
+          CAPTURE(rows);
+          std::vector<float> a(static_cast<std::size_t>(rows) * n), b(a.size());
+          REQUIRE(best.forward(x.data(), rows, a.data()).ok());
+          REQUIRE(vnni.forward(x.data(), rows, b.data()).ok());
+          CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+        }
       }
     }
   }
@@ -285,7 +323,7 @@ TEST_CASE("block linear refuses shapes, byte counts and row counts it cannot tak
   CHECK(s.message().find("3 rows (1 to 2 fit)") != std::string::npos);
   // One group of channels (scales, mins, values) and its biases: 8 channels for the AVX2 tiles,
   // 16 for the VNNI ones.
-  if (std::string(layer.kernel()) == "avx512_vnni") {
+  if (std::string(layer.kernel()) == "avx512_vnni" || std::string(layer.kernel()) == "amx") {
     CHECK(layer.weight_bytes() == 320 + 16 * 4);
   } else {
     CHECK(layer.weight_bytes() == 160 + 8 * 4);

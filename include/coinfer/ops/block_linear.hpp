@@ -34,6 +34,14 @@ enum class BlockActivations {
 const char* to_string(BlockActivations activations) noexcept;
 std::size_t weight_block_bytes(WeightBlocks format) noexcept;
 
+// The most BlockLinear::create may use of what the CPU has (each gives the same bits; tests
+// compare them on one machine).
+enum class BlockKernels {
+  avx2,         // 8-channel tiles (vpmaddubsw)
+  avx512_vnni,  // 16-channel tiles (vpdpbusd)
+  amx,          // and AMX-INT8 tile multiplies for steps of 5-16 rows
+};
+
 // A fully connected layer y = x W^T + b whose weights stay in a ggml block format (above) and
 // whose activations are quantized per row in blocks of 32 inputs, each block its own scale
 // (max |x| / 127), as llama.cpp's CPU kernels do. Each block pair gives an exact integer dot
@@ -48,8 +56,10 @@ std::size_t weight_block_bytes(WeightBlocks format) noexcept;
 // Columns are split over the compute team (compute_threads.hpp): for up to 16 rows (a decode
 // step) one contiguous run per thread, for more in small chunks taken in turn; rows run in
 // tiles (up to 8) that share each weight block from registers, so a step of a few rows reads
-// every weight byte once. AVX2 (the build's x86-64-v3: 8 channels a vector), AVX-512 VNNI chosen at run time (16
-// channels a 512-bit vector, vpdpbusd; the same bits), or portable C++.
+// every weight byte once. AVX2 (the build's x86-64-v3: 8 channels a vector), AVX-512 VNNI chosen
+// at run time (16 channels a 512-bit vector, vpdpbusd), with AMX-INT8 where the CPU has it for
+// steps of 5-16 rows (a block of all of them as one tile multiply, tdpbsud), or portable C++;
+// every one gives the same bits.
 // forward() allocates nothing. One instance is never run concurrently; distinct instances may
 // be.
 class BlockLinear {
@@ -63,12 +73,13 @@ class BlockLinear {
 
   // blocks: out_features rows of in_features / 32 blocks each (in_features a multiple of 32,
   // at most 65,536), copied. bias: FP32 [out_features] or empty for none. forward() takes up to
-  // max_batch rows. vnni: use AVX-512 VNNI where the CPU has it (and oneDNN's ISA is not capped
-  // below it); false keeps the AVX2 tiles, which give the same bits.
+  // max_batch rows. kernels: the most to use where the CPU has it (AVX-512 VNNI only where
+  // oneDNN's ISA is not capped below it); each gives the same bits.
   static Status create(WeightBlocks format, std::span<const std::byte> blocks,
                        std::span<const float> bias, int out_features, int in_features,
                        int max_batch, BlockLinear& out,
-                       BlockActivations activations = BlockActivations::int8, bool vnni = true);
+                       BlockActivations activations = BlockActivations::int8,
+                       BlockKernels kernels = BlockKernels::amx);
 
   // x: FP32 [m, in_features]; y: FP32 [m, out_features]; 1 <= m <= max_batch; no overlap.
   // A row's result does not depend on m or on the other rows.
@@ -79,7 +90,7 @@ class BlockLinear {
   int in_features() const noexcept;
   int out_features() const noexcept;
   int max_batch() const noexcept;
-  const char* kernel() const noexcept;  // "avx512_vnni", "avx2" or "portable"
+  const char* kernel() const noexcept;  // "amx", "avx512_vnni", "avx2" or "portable"
   std::size_t weight_bytes() const noexcept;  // the blocks and the bias
 
  private:

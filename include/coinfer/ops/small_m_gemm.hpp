@@ -28,6 +28,9 @@ const char* to_string(SmallMIsa isa) noexcept;
 // caps both, and the weights' range that Int8Linear derives from oneDNN's ISA stays safe for
 // the kernel chosen).
 SmallMIsa detect_small_m_isa() noexcept;
+// Whether oneDNN's effective ISA reaches AVX-512 with AMX (ONEDNN_MAX_CPU_ISA below it turns
+// BlockLinear's AMX tiles off as well). Says nothing of whether the CPU has AMX.
+bool onednn_allows_amx() noexcept;
 
 // INT8 weights of [n] output channels over [k] inputs, in one of the two layouts the kernels
 // read (the two oneDNN chooses for an s8 matmul's weights on x86):

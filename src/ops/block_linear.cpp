@@ -402,6 +402,32 @@ inline __m512i broadcast4(const std::int8_t* p) noexcept {
 constexpr int kPrefetchNear = 2048;
 constexpr int kPrefetchFar = 8192;
 
+// A block's integer sums of one row and 16 channels into the row's FP32 sums: times the
+// weights' d (dw) and the row's block scale d, plus for Q4_1 the weights' m (mw) times the row's
+// scaled block sum. The VNNI and AMX tiles both scale with this, so they give the same bits.
+template <WeightBlocks F>
+inline __m512 add_block(__m512 acc, __m512i dots, __m512 dw, [[maybe_unused]] __m512 mw, float d,
+                        [[maybe_unused]] float sum) noexcept {
+  acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), _mm512_mul_ps(dw, _mm512_set1_ps(d)), acc);
+  if constexpr (F == WeightBlocks::q4_1) acc = _mm512_fmadd_ps(mw, _mm512_set1_ps(sum), acc);
+  return acc;
+}
+
+// A block's 16 FP16 scales (d, or 32 bytes on Q4_1's m) as FP32.
+inline __m512 load_scales(const std::byte* p) noexcept {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+// Tile row r's sums of 16 channels (mask: the valid ones) into y (at the group's first
+// channel): y[r] = sums + bias, or for a residual row (Rows::stored) y[r - stored] += sums.
+inline void store_row(__m512 sums, int r, int stored, __m512 bias, __mmask16 mask, float* y,
+                      int y_stride) noexcept {
+  const bool residual = r >= stored;  // add into the row's first term, written before
+  float* out = y + static_cast<std::size_t>(r - (residual ? stored : 0)) * y_stride;
+  const __m512 base = residual ? _mm512_maskz_loadu_ps(mask, out) : bias;
+  _mm512_mask_storeu_ps(out, mask, _mm512_add_ps(sums, base));
+}
+
 // Rows r0 .. r0 + R - 1 of V adjacent groups of 16 channels (group_bytes apart):
 // y[r][0..valid) = x[r] . W[c] + bias[c], prefetching `Prefetch` bytes ahead. The rows are a
 // panel of P (Rows' layout), r0 a multiple of P; P = 0: the rows in order.
@@ -476,14 +502,9 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
     }
     for (int v = 0; v < V; ++v) {
       const std::byte* g = w + v * group_bytes;
-      const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g)));
+      const __m512 dw = load_scales(g), mw = F == WeightBlocks::q4_1 ? load_scales(g + 32) : dw;
       for (int r = 0; r < R; ++r) {
-        acc[r][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots[r][v]), _mm512_mul_ps(dw, _mm512_set1_ps(d[r * scale_step])),
-                                    acc[r][v]);
-        if constexpr (F == WeightBlocks::q4_1) {
-          const __m512 mw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g + 32)));
-          acc[r][v] = _mm512_fmadd_ps(mw, _mm512_set1_ps(sum[r * scale_step]), acc[r][v]);
-        }
+        acc[r][v] = add_block<F>(acc[r][v], dots[r][v], dw, mw, d[r * scale_step], sum[r * scale_step]);
       }
     }
   }
@@ -492,12 +513,7 @@ void tile(const std::byte* w, std::size_t group_bytes, const Rows& x, int r0,
     if (left <= 0) break;
     const auto mask = static_cast<__mmask16>(left >= kWideLanes ? 0xffff : (1u << left) - 1);
     const __m512 bv = _mm512_loadu_ps(bias + kWideLanes * v);
-    for (int r = 0; r < R; ++r) {
-      const bool residual = r0 + r >= x.stored;  // Rows::stored: add into the row's first term
-      float* out = y + static_cast<std::size_t>(r0 + r - (residual ? x.stored : 0)) * y_stride + kWideLanes * v;
-      const __m512 base = residual ? _mm512_maskz_loadu_ps(mask, out) : bv;
-      _mm512_mask_storeu_ps(out, mask, _mm512_add_ps(acc[r][v], base));
-    }
+    for (int r = 0; r < R; ++r) store_row(acc[r][v], r0 + r, x.stored, bv, mask, y + kWideLanes * v, y_stride);
   }
 }
 
@@ -656,15 +672,12 @@ void group(const std::byte* w, const Rows& x, const float* bias, float* y, int y
   do {                                                                                                \
     _tile_stored(C, scratch.sums[C], 64);                                                             \
     const std::byte* g_ = w + static_cast<std::size_t>(b) * bytes;                                    \
-    const __m512 dw_ = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g_)));    \
-    [[maybe_unused]] const __m512 mw_ =                                                               \
-        _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g_ + 32)));               \
+    const __m512 dw_ = wide::load_scales(g_), mw_ = wide::load_scales(g_ + 32);                       \
     for (int r = 0; r < R; ++r) {                                                                     \
       const std::size_t at = static_cast<std::size_t>(r) * x.blocks + (b);                            \
       __m512i dots = _mm512_load_si512(scratch.sums[C] + r * kWideLanes);                             \
       if constexpr (F == WeightBlocks::q8_0) dots = _mm512_add_epi32(dots, _mm512_set1_epi32(x.fix[at])); \
-      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), _mm512_mul_ps(dw_, _mm512_set1_ps(x.d[at])), acc[r]); \
-      if constexpr (F == WeightBlocks::q4_1) acc[r] = _mm512_fmadd_ps(mw_, _mm512_set1_ps(x.sum[at]), acc[r]); \
+      acc[r] = wide::add_block<F>(acc[r], dots, dw_, mw_, x.d[at], x.sum[at]);                         \
     }                                                                                                 \
   } while (false)
   const int n_blocks = x.blocks;
@@ -693,12 +706,7 @@ void group(const std::byte* w, const Rows& x, const float* bias, float* y, int y
 #undef COINFER_AMX_SCALE
   const auto mask = static_cast<__mmask16>(valid >= kWideLanes ? 0xffff : (1u << valid) - 1);
   const __m512 bv = _mm512_loadu_ps(bias);
-  for (int r = 0; r < R; ++r) {
-    const bool residual = r >= x.stored;  // Rows::stored: add into the row's first term
-    float* out = y + static_cast<std::size_t>(r - (residual ? x.stored : 0)) * y_stride;
-    const __m512 base = residual ? _mm512_maskz_loadu_ps(mask, out) : bv;
-    _mm512_mask_storeu_ps(out, mask, _mm512_add_ps(acc[r], base));
-  }
+  for (int r = 0; r < R; ++r) wide::store_row(acc[r], r, x.stored, bv, mask, y, y_stride);
 }
 
 // Groups [group_begin, group_end) of 16 channels for all m rows (kFewestRows<F> .. kMostRows,

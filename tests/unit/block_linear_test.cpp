@@ -205,6 +205,19 @@ TEST_CASE(
   }
 }
 
+namespace {
+// Two layers over the same weights give the same bits for the first 1, 2, .., m rows of x.
+void check_same_bits(BlockLinear& a, BlockLinear& b, const std::vector<float>& x, int m, int n) {
+  for (int rows = 1; rows <= m; ++rows) {
+    CAPTURE(rows);
+    std::vector<float> ya(static_cast<std::size_t>(rows) * n), yb(ya.size());
+    REQUIRE(a.forward(x.data(), rows, ya.data()).ok());
+    REQUIRE(b.forward(x.data(), rows, yb.data()).ok());
+    CHECK(std::memcmp(ya.data(), yb.data(), ya.size() * sizeof(float)) == 0);
+  }
+}
+}  // namespace
+
 TEST_CASE("block linear gives the same bits with AVX-512 VNNI as with AVX2") {
   // The VNNI tiles add a block's products in 32 bits with vpdpbusd where AVX2 adds them in 16
   // (exact either way), over 16 channels a vector instead of 8 and with tiles of other shapes
@@ -226,14 +239,7 @@ TEST_CASE("block linear gives the same bits with AVX-512 VNNI as with AVX2") {
         return;
       }
       CHECK(std::string(avx2.kernel()) == "avx2");
-      const auto x = activations(m, k, rng);
-      for (int rows = 1; rows <= m; ++rows) {
-        CAPTURE(rows);
-        std::vector<float> a(static_cast<std::size_t>(rows) * n), b(a.size());
-        REQUIRE(best.forward(x.data(), rows, a.data()).ok());
-        REQUIRE(avx2.forward(x.data(), rows, b.data()).ok());
-        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-      }
+      check_same_bits(best, avx2, activations(m, k, rng), m, n);
     }
   }
 }
@@ -263,14 +269,7 @@ TEST_CASE("block linear gives the same bits with AMX as with AVX-512 VNNI (needs
           return;
         }
         CHECK(std::string(vnni.kernel()) == "avx512_vnni");
-        const auto x = activations(m, k, rng);
-        for (int rows = 1; rows <= m; ++rows) {
-          CAPTURE(rows);
-          std::vector<float> a(static_cast<std::size_t>(rows) * n), b(a.size());
-          REQUIRE(best.forward(x.data(), rows, a.data()).ok());
-          REQUIRE(vnni.forward(x.data(), rows, b.data()).ok());
-          CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-        }
+        check_same_bits(best, vnni, activations(m, k, rng), m, n);
       }
     }
   }

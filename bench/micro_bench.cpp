@@ -25,7 +25,10 @@
 //                (llm/vpdpbusd_peak, on CPUs with AVX-512 VNNI). _cached (M = 8): one copy of
 //                the layer, its weights in the caches: the tile's own pace, memory aside. On
 //                CPUs with AMX-INT8 (whose tile multiplies run steps of 5-16 rows in Q8_0, 9-16
-//                in Q4_1), _vnni: the same layers on the AVX-512 VNNI tiles, one thread
+//                in Q4_1), _vnni: the same layers on the AVX-512 VNNI tiles, one thread. The
+//                layers' weights lie in a PageArena (2 MiB pages) as a model's do; _4k: each
+//                copy in memory of its own (4 KiB pages), and llm/triad_2m the triad's arrays
+//                on 2 MiB pages
 //
 //   build/bench/coinfer-micro-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only
 //
@@ -55,6 +58,7 @@
 #include <vector>
 
 #include "coinfer/batching/dynamic_batcher.hpp"
+#include "coinfer/core/page_arena.hpp"
 #include "coinfer/core/tensor.hpp"
 #include "coinfer/models/identity_model.hpp"
 #include "coinfer/models/llama.hpp"
@@ -445,25 +449,35 @@ struct TeamSize {
   TeamSize& operator=(const TeamSize&) = delete;
 };
 
+// Where a benchmark's layers keep their weights.
+enum class Placement {
+  arena,   // copies side by side in one PageArena (2 MiB pages), as LlamaModel holds its layers
+  own,     // copies each in memory of its own (4 KiB pages: what the layers had before arenas)
+  cached,  // one copy (arena), whose weights stay in the caches where they fit
+};
+
 // The same layer as LlamaPrecision::int8 (Q8_0 blocks, 1.0625 bytes per weight) or ::int4
 // holds it (Q4_1 blocks, 0.625 bytes per weight; the head Q8_0), as many copies as llm_onednn
 // makes (the same weights per call).
 void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks layers_format, int threads,
-                BlockActivations activations, bool cached, BlockKernels kernels) {
+                BlockActivations activations, Placement placement, BlockKernels kernels) {
   const TeamSize team(threads);
   const bool head = std::string_view(s.name) == "smollm2.head";
   const WeightBlocks format = head ? WeightBlocks::q8_0 : layers_format;
   const auto k = static_cast<std::size_t>(s.k), n = static_cast<std::size_t>(s.n);
-  // cached: one copy, whose weights stay in the caches where they fit (what the tile's
-  // instructions allow without waiting on memory; the head's 28 MB still streams).
-  const std::size_t copies = cached ? 1 : std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
+  // cached: what the tile's instructions allow without waiting on memory (the head's 28 MB
+  // still streams).
+  const std::size_t copies =
+      placement == Placement::cached ? 1 : std::max<std::size_t>(2, (kDecodeStepBytes + n * k - 1) / (n * k));
+  PageArena arena;
   std::vector<BlockLinear> layers(copies);
   for (std::size_t i = 0; i < copies; ++i) {
     const std::vector<float> weight = uniform_floats(n * k, -0.1f, 0.1f, static_cast<unsigned>(i + 1));
     std::vector<std::byte> blocks;
     ggml_quantize(static_cast<std::uint32_t>(format == WeightBlocks::q8_0 ? GgmlType::q8_0 : GgmlType::q4_1), weight.data(),
                   weight.size(), blocks);
-    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, std::max(8, m), layers[i], activations, kernels);
+    if (Status status = BlockLinear::create(format, blocks, {}, s.n, s.k, std::max(8, m), layers[i], activations, kernels,
+                                            placement == Placement::own ? nullptr : &arena);
         !status) {
       state.SkipWithError(status.message().c_str());
       return;
@@ -490,20 +504,32 @@ void llm_blocks(benchmark::State& state, LinearShape s, int m, WeightBlocks laye
 
 // The peer: a = b + s * c over three FP32 arrays of kDecodeStepBytes together; bytes counts
 // the three arrays (STREAM's convention: two read, one written) per pass.
-void triad(benchmark::State& state, int threads) {
+// huge: the three arrays in a PageArena (2 MiB pages, as the block layers' weights).
+void triad(benchmark::State& state, int threads, bool huge) {
   const TeamSize team(threads);
   const std::size_t count = kDecodeStepBytes / 3 / sizeof(float);
   std::vector<float> a(count), b = uniform_floats(count, -1, 1, 1), c = uniform_floats(count, -1, 1, 2);
+  PageArena arena;
+  float* pa = a.data();
+  const float* pb = b.data();
+  const float* pc = c.data();
+  if (huge) {
+    const auto put = [&](const std::vector<float>& from) {
+      auto* to = reinterpret_cast<float*>(arena.allocate(count * sizeof(float)));
+      std::copy(from.begin(), from.end(), to);
+      return to;
+    };
+    pa = put(a);
+    pb = put(b);
+    pc = put(c);
+  }
   const float scalar = 3.0f;
   const auto n = static_cast<std::int64_t>(count);
   for (auto _ : state) {
-    float* pa = a.data();
-    const float* pb = b.data();
-    const float* pc = c.data();
     parallel_for(n, (n + threads - 1) / threads, threads, [&](int, std::int64_t begin, std::int64_t end) {
       for (std::int64_t i = begin; i < end; ++i) pa[i] = pb[i] + scalar * pc[i];
     });
-    benchmark::DoNotOptimize(a.data());
+    benchmark::DoNotOptimize(pa);
     benchmark::ClobberMemory();
   }
   state.counters["bytes"] = benchmark::Counter(static_cast<double>(3 * count * sizeof(float)),
@@ -645,8 +671,9 @@ std::vector<Comparison> register_benchmarks() {
   }
   for (const int threads : kDecodeThreads) {
     const std::string name = "llm/triad/threads:" + std::to_string(threads);
-    benchmark::RegisterBenchmark(name.c_str(), triad, threads)->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark(name.c_str(), triad, threads, false)->Unit(benchmark::kMillisecond)->UseRealTime();
   }
+  benchmark::RegisterBenchmark("llm/triad_2m/threads:1", triad, 1, true)->Unit(benchmark::kMillisecond)->UseRealTime();
   if (detect_small_m_isa() == SmallMIsa::avx512_vnni)
     benchmark::RegisterBenchmark("llm/vpdpbusd_peak", vpdpbusd_peak)->Unit(benchmark::kMicrosecond);
   struct Format {
@@ -679,7 +706,8 @@ std::vector<Comparison> register_benchmarks() {
           if (threads > 1 && activations == BlockActivations::int16) continue;
           const std::string ours =
               "llm/" + std::string(name) + "/" + shape + (threads == 1 ? "" : "/threads:" + std::to_string(threads));
-          benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, m, format, threads, activations, false, BlockKernels::amx)
+          benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, m, format, threads, activations, Placement::arena,
+                                       BlockKernels::amx)
               ->Unit(benchmark::kMicrosecond)
               ->UseRealTime();
           comparisons.push_back({what + ", " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") +
@@ -687,15 +715,27 @@ std::vector<Comparison> register_benchmarks() {
                                  ours, "llm/triad/threads:" + std::to_string(threads), "bytes"});
           if (threads == 1) comparisons.push_back({what + " / oneDNN INT8 (calls/s)", ours, peer, "calls"});
         }
+        if (activations == BlockActivations::int8) {
+          const std::string small = "llm/" + std::string(name) + "_4k/" + shape;
+          benchmark::RegisterBenchmark(small.c_str(), llm_blocks, s, m, format, 1, activations, Placement::own,
+                                       BlockKernels::amx)
+              ->Unit(benchmark::kMicrosecond)
+              ->UseRealTime();
+          comparisons.push_back({what + ", 1 thread: 2 MiB pages / 4 KiB pages (calls/s)",
+                                 "llm/" + std::string(name) + "/" + shape, small, "calls"});
+          comparisons.push_back({what + ", 1 thread / triad on 2 MiB pages (GB/s)", "llm/" + std::string(name) + "/" + shape,
+                                 "llm/triad_2m/threads:1", "bytes"});
+        }
         if (m > 1 && activations == BlockActivations::int8) {
           const std::string cached = "llm/" + std::string(name) + "_cached/" + shape;
-          benchmark::RegisterBenchmark(cached.c_str(), llm_blocks, s, m, format, 1, activations, true, BlockKernels::amx)
+          benchmark::RegisterBenchmark(cached.c_str(), llm_blocks, s, m, format, 1, activations, Placement::cached,
+                                       BlockKernels::amx)
               ->Unit(benchmark::kMicrosecond)
               ->UseRealTime();
         }
         if (amx && m > 1 && activations == BlockActivations::int8) {
           const std::string vnni = "llm/" + std::string(name) + "_vnni/" + shape;
-          benchmark::RegisterBenchmark(vnni.c_str(), llm_blocks, s, m, format, 1, activations, false,
+          benchmark::RegisterBenchmark(vnni.c_str(), llm_blocks, s, m, format, 1, activations, Placement::arena,
                                        BlockKernels::avx512_vnni)
               ->Unit(benchmark::kMicrosecond)
               ->UseRealTime();
@@ -713,7 +753,7 @@ std::vector<Comparison> register_benchmarks() {
     benchmark::RegisterBenchmark(peer.c_str(), onednn_gemm, s, kPrefillRows)->Unit(benchmark::kMicrosecond);
     for (const auto& [name, format, activations] : formats) {
       const std::string ours = "llm/" + std::string(name) + "/" + shape;
-      benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, kPrefillRows, format, 1, activations, false,
+      benchmark::RegisterBenchmark(ours.c_str(), llm_blocks, s, kPrefillRows, format, 1, activations, Placement::arena,
                                    BlockKernels::amx)
           ->Unit(benchmark::kMicrosecond);
       comparisons.push_back({label + ", M " + std::to_string(kPrefillRows) + ": " + name + " / oneDNN INT8 (GFLOP/s)",

@@ -216,6 +216,13 @@ Status make_generator(const ModelConfig& config, int compute_threads,
   if (auto s = LlamaModel::load(std::move(file), model_options, model); !s.ok()) {
     return Status::invalid(where + ": " + s.message());
   }
+  // Weights on 2 MiB pages where the kernel's transparent huge pages allow (PageArena): where
+  // it gives none, the log says so (THP "never", or no free 2 MiB pages).
+  const LlamaModel::WeightMemory memory = model->weight_memory();
+  if (memory.bytes > 0) {
+    precision_note += ", weights " + std::to_string(memory.bytes >> 20) + " MiB (" +
+                      std::to_string(memory.huge >> 20) + " MiB on 2 MiB pages)";
+  }
   spdlog::info(
       "{}: {} {} layers, hidden {}, {} heads ({} KV), vocab {}, RoPE {} theta {}{}{}, {} KV "
       "blocks of {} tokens ({} MiB), {}{}",

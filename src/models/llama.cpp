@@ -11,6 +11,7 @@
 #endif
 
 #include "coinfer/core/half.hpp"
+#include "coinfer/core/page_arena.hpp"
 #include <cstdlib>
 #include <cstdio>
 #include <string>
@@ -181,8 +182,9 @@ class Linear {
     return Fp32Linear::create(weight, bias, out, in, Activation::none, layer_.emplace<Fp32Linear>());
   }
   Status create(WeightBlocks format, std::span<const std::byte> blocks, int out, int in, int max_rows,
-                BlockActivations activations, std::span<const float> bias = {}) {
-    return BlockLinear::create(format, blocks, bias, out, in, max_rows, layer_.emplace<BlockLinear>(), activations);
+                BlockActivations activations, PageArena& arena, std::span<const float> bias = {}) {
+    return BlockLinear::create(format, blocks, bias, out, in, max_rows, layer_.emplace<BlockLinear>(), activations,
+                               BlockKernels::amx, &arena);
   }
   Status forward(const float* x, int m, float* y) {
     if (auto* l = std::get_if<BlockLinear>(&layer_)) return l->forward(x, m, y);
@@ -288,6 +290,9 @@ Status DecoderSpec::from_gguf(const GgufFile& f, DecoderSpec& out) {
 }
 
 struct LlamaModel::Weights {
+  // The quantized layers' repacked weights, side by side on 2 MiB pages (page_arena.hpp).
+  // First, so that it outlives the layers.
+  PageArena arena;
   struct Layer {
     std::vector<float> attn_norm, ffn_norm;
     Linear qkv, o, gate_up, down;
@@ -418,24 +423,24 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
           qkv_bias.insert(qkv_bias.end(), part.begin(), part.end());
         }
       }
-      if (auto s = layer.qkv.create(format, blocks, c.qkv_width(), c.hidden, rows, act, qkv_bias); !s.ok()) return s;
+      if (auto s = layer.qkv.create(format, blocks, c.qkv_width(), c.hidden, rows, act, w.arena, qkv_bias); !s.ok()) return s;
       blocks.clear();
       if (auto s = read_blocks(p + "attn_output.weight", c.hidden, c.hidden, format, blocks); !s.ok()) return s;
-      if (auto s = layer.o.create(format, blocks, c.hidden, c.hidden, rows, act); !s.ok()) return s;
+      if (auto s = layer.o.create(format, blocks, c.hidden, c.hidden, rows, act, w.arena); !s.ok()) return s;
       blocks.clear();
       for (const char* name : {"ffn_gate.weight", "ffn_up.weight"}) {
         if (auto s = read_blocks(p + name, c.hidden, c.ffn, format, blocks); !s.ok()) return s;
       }
-      if (auto s = layer.gate_up.create(format, blocks, 2 * c.ffn, c.hidden, rows, act); !s.ok()) return s;
+      if (auto s = layer.gate_up.create(format, blocks, 2 * c.ffn, c.hidden, rows, act, w.arena); !s.ok()) return s;
       blocks.clear();
       if (auto s = read_blocks(p + "ffn_down.weight", c.ffn, c.hidden, format, blocks); !s.ok()) return s;
-      if (auto s = layer.down.create(format, blocks, c.hidden, c.ffn, rows, act); !s.ok()) return s;
+      if (auto s = layer.down.create(format, blocks, c.hidden, c.ffn, rows, act, w.arena); !s.ok()) return s;
     }
     if (auto s = read("output_norm.weight", c.hidden, 0, w.output_norm); !s.ok()) return s;
     const std::string head_name = file_.tensor("output.weight") ? "output.weight" : "token_embd.weight";
     blocks.clear();
     if (auto s = read_blocks(head_name, c.hidden, c.vocab, WeightBlocks::q8_0, blocks); !s.ok()) return s;
-    return w.head.create(WeightBlocks::q8_0, blocks, c.vocab, c.hidden, rows, act);
+    return w.head.create(WeightBlocks::q8_0, blocks, c.vocab, c.hidden, rows, act, w.arena);
   };
   // FP32: every weight dequantized.
   auto build = [&]() -> Status {
@@ -522,6 +527,12 @@ Status LlamaModel::init(GgufFile file, const LlamaOptions& options) {
   // per token. Without this the whole file (98 MB for SmolLM2's Q4_1) stays resident.
   file_.release_resident_pages();
   return {};
+}
+
+LlamaModel::WeightMemory LlamaModel::weight_memory() const {
+  // The chunks' huge pages also cover the unused ends of chunks.
+  const std::size_t bytes = weights_->arena.allocated_bytes();
+  return {bytes, std::min(bytes, weights_->arena.huge_bytes())};
 }
 
 void LlamaModel::copy_block(std::int32_t src, std::int32_t dst) noexcept {

@@ -810,8 +810,12 @@ std::size_t weight_block_bytes(WeightBlocks format) noexcept {
 }
 
 constexpr std::size_t kLineBytes = 64;
+// Frees weights of the layer's own; an arena's (create's `arena`) are the arena's to free.
 struct AlignedFree {
-  void operator()(std::byte* p) const noexcept { ::operator delete[](p, std::align_val_t{kLineBytes}); }
+  bool owned = true;
+  void operator()(std::byte* p) const noexcept {
+    if (owned) ::operator delete[](p, std::align_val_t{kLineBytes});
+  }
 };
 
 struct BlockLinear::State {
@@ -840,7 +844,7 @@ BlockLinear& BlockLinear::operator=(BlockLinear&&) noexcept = default;
 Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> blocks,
                            std::span<const float> bias, int out_features, int in_features,
                            int max_batch, BlockLinear& out, BlockActivations activations,
-                           BlockKernels kernels) {
+                           BlockKernels kernels, PageArena* arena) {
   if (out_features < 1 || in_features < kBlock || in_features % kBlock != 0 || in_features > 65536 ||
       max_batch < 1) {
     return Status::invalid("block linear: " + std::to_string(out_features) + " outputs over " +
@@ -877,7 +881,11 @@ Status BlockLinear::create(WeightBlocks format, std::span<const std::byte> block
   s->groups = (out_features + s->lanes - 1) / s->lanes;
   s->group_bytes = static_cast<std::size_t>(count) * (s->vnni ? wide_block_bytes(format) : group_block_bytes(format));
   s->weights_size = s->group_bytes * static_cast<std::size_t>(s->groups);
-  s->weights.reset(static_cast<std::byte*>(::operator new[](s->weights_size, std::align_val_t{kLineBytes})));
+  if (arena != nullptr) {
+    s->weights = std::unique_ptr<std::byte[], AlignedFree>(arena->allocate(s->weights_size), AlignedFree{false});
+  } else {
+    s->weights.reset(static_cast<std::byte*>(::operator new[](s->weights_size, std::align_val_t{kLineBytes})));
+  }
   for (int g = 0; g < s->groups; ++g) {
     const std::byte* from = blocks.data() + static_cast<std::size_t>(g) * s->lanes * row_bytes;
     const int channels = std::min(s->lanes, out_features - g * s->lanes);

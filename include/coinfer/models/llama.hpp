@@ -109,6 +109,14 @@ class LlamaModel {
   const LlamaOptions& options() const noexcept { return options_; }
   const GgufFile& file() const noexcept { return file_; }
 
+  // The quantized layers' weights as the kernels hold them (int8 and int4; 0 for fp32): bytes
+  // in all, and how many of them the kernel backs with 2 MiB pages now (PageArena).
+  struct WeightMemory {
+    std::size_t bytes = 0;
+    std::size_t huge = 0;
+  };
+  WeightMemory weight_memory() const;
+
   // Runs the step; `logits` becomes [rows, vocab] with one row per requested position, in
   // sequence order (each sequence's last logit_rows tokens, in order).
   // Errors (bad ids, positions past the context, tables too short, too many tokens) name the

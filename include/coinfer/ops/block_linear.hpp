@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 
+#include "coinfer/core/page_arena.hpp"
 #include "coinfer/core/status.hpp"
 
 namespace coinfer {
@@ -74,12 +75,14 @@ class BlockLinear {
   // blocks: out_features rows of in_features / 32 blocks each (in_features a multiple of 32,
   // at most 65,536), copied. bias: FP32 [out_features] or empty for none. forward() takes up to
   // max_batch rows. kernels: the most to use where the CPU has it (AVX-512 VNNI only where
-  // oneDNN's ISA is not capped below it); each gives the same bits.
+  // oneDNN's ISA is not capped below it); each gives the same bits. arena: where the repacked
+  // weights go (a model's layers side by side on 2 MiB pages), which must outlive the layer;
+  // null: memory of the layer's own.
   static Status create(WeightBlocks format, std::span<const std::byte> blocks,
                        std::span<const float> bias, int out_features, int in_features,
                        int max_batch, BlockLinear& out,
                        BlockActivations activations = BlockActivations::int8,
-                       BlockKernels kernels = BlockKernels::amx);
+                       BlockKernels kernels = BlockKernels::amx, PageArena* arena = nullptr);
 
   // x: FP32 [m, in_features]; y: FP32 [m, out_features]; 1 <= m <= max_batch; no overlap.
   // A row's result does not depend on m or on the other rows.

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 #include "coinfer/core/half.hpp"
 #include "coinfer/models/gguf.hpp"
 #include "coinfer/ops/compute_threads.hpp"
+#include "coinfer/ops/small_m_gemm.hpp"
 
 using namespace coinfer;
 
@@ -273,6 +275,46 @@ TEST_CASE("block linear gives the same bits with AMX as with AVX-512 VNNI (needs
       }
     }
   }
+}
+
+TEST_CASE("block linear's kernels follow oneDNN's ISA cap") {
+  // ONEDNN_MAX_CPU_ISA, read once per process, caps the block tiles as it caps oneDNN: AVX2
+  // runs the AVX2 tiles on any CPU, AVX512_CORE_VNNI the VNNI tiles and never AMX (what the
+  // benchmarks' "AMX off" runs use). The capped CTest tests run this case under each cap.
+  std::mt19937 rng(9);
+  Case c = make_case(WeightBlocks::q8_0, 16, 64, rng);
+  BlockLinear layer;
+  REQUIRE(BlockLinear::create(WeightBlocks::q8_0, c.blocks, {}, 16, 64, 16, layer).ok());
+  const std::string kernel = layer.kernel();
+  const char* env = std::getenv("ONEDNN_MAX_CPU_ISA");
+  const std::string cap = env == nullptr ? "" : env;
+  CAPTURE(cap);
+  CAPTURE(kernel);
+#if defined(__x86_64__)
+  CHECK(kernel != "portable");
+#endif
+  if (cap == "AVX2") CHECK(kernel == "avx2");
+  if (cap == "AVX512_CORE_VNNI") {
+    CHECK(kernel != "amx");
+    CHECK(kernel == (detect_small_m_isa() == SmallMIsa::avx512_vnni ? "avx512_vnni" : "avx2"));
+  }
+}
+
+TEST_CASE("block linear gives the same bits with its weights in a page arena") {
+  // LlamaModel puts every layer's repacked weights in one PageArena (2 MiB pages): the same
+  // bytes at other addresses, side by side with the other layers'. Two layers in one arena (the
+  // second starts where the first ends), against the same layers in memory of their own.
+  std::mt19937 rng(8);
+  PageArena arena(PageArena::huge_page);
+  for (auto f : {WeightBlocks::q4_1, WeightBlocks::q8_0}) {
+    const int n = 203, k = 1536, m = 19;
+    Case c = make_case(f, n, k, rng);
+    BlockLinear shared, own;
+    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, shared, BlockActivations::int8, BlockKernels::amx, &arena).ok());
+    REQUIRE(BlockLinear::create(f, c.blocks, {}, n, k, m, own).ok());
+    check_same_bits(shared, own, activations(m, k, rng), m, n);
+  }
+  CHECK(arena.allocated_bytes() > 0);
 }
 
 TEST_CASE("block linear: an all-zero activation block and extreme weights") {

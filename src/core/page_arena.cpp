@@ -34,27 +34,37 @@ std::byte* PageArena::map(std::size_t size) {
   const std::size_t skip =
       (huge_page - reinterpret_cast<std::uintptr_t>(start) % huge_page) % huge_page;
   if (skip != 0) ::munmap(start, skip);
-  if (skip != huge_page) ::munmap(start + skip + size, huge_page - skip);
+  ::munmap(start + skip + size, huge_page - skip);  // skip < huge_page: a tail is always left
   std::byte* base = start + skip;
 #ifdef MADV_HUGEPAGE
   (void)::madvise(base, size, MADV_HUGEPAGE);  // advice only: without it, 4 KiB pages
 #endif
-  chunks_.push_back({base, size});
+  try {
+    chunks_.push_back({base, size});
+  } catch (...) {
+    ::munmap(base, size);
+    throw;
+  }
   return base;
 }
 
 std::byte* PageArena::allocate(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
+  if (bytes > (std::size_t{1} << 62)) throw std::bad_alloc();  // rounding up must not wrap
   const std::size_t need = round_up(bytes, alignment);
-  allocated_ += need;
-  if (need >= chunk_bytes_ / 2) return map(round_up(need, huge_page));
-  if (need > left_) {
-    next_ = map(chunk_bytes_);
-    left_ = chunk_bytes_;
+  std::byte* out = nullptr;
+  if (need >= chunk_bytes_ / 2) {
+    out = map(round_up(need, huge_page));
+  } else {
+    if (need > left_) {
+      next_ = map(chunk_bytes_);
+      left_ = chunk_bytes_;
+    }
+    out = next_;
+    next_ += need;
+    left_ -= need;
   }
-  std::byte* out = next_;
-  next_ += need;
-  left_ -= need;
+  allocated_ += need;
   return out;
 }
 

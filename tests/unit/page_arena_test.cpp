@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,9 @@ TEST_CASE("page arena hands out aligned zeroed pieces side by side, and large on
   std::byte* next = arena.allocate((4u << 20) - 64);
   CHECK(reinterpret_cast<std::uintptr_t>(next) % PageArena::huge_page == 0);
   CHECK(arena.mapped_bytes() == (16u << 20) + (6u << 20));
+  // A size that would wrap when rounded up is refused as operator new refuses it.
+  CHECK_THROWS_AS(arena.allocate(~std::size_t{0} - 8), std::bad_alloc);
+  CHECK_THROWS_AS(arena.allocate(std::size_t{1} << 63), std::bad_alloc);
   CHECK(arena.huge_bytes() <= arena.mapped_bytes());
   CHECK(arena.huge_bytes() % PageArena::huge_page == 0);
 }

@@ -7,6 +7,15 @@
 #include <cstdio>
 #include <new>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define COINFER_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define COINFER_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define COINFER_POISON(p, n) ((void)(p), (void)(n))
+#define COINFER_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 namespace coinfer {
 
 namespace {
@@ -21,7 +30,10 @@ PageArena::PageArena(std::size_t chunk_bytes)
     : chunk_bytes_(round_up(chunk_bytes < huge_page ? huge_page : chunk_bytes, huge_page)) {}
 
 PageArena::~PageArena() {
-  for (const Chunk& c : chunks_) ::munmap(c.base, c.size);
+  for (const Chunk& c : chunks_) {
+    COINFER_UNPOISON(c.base, c.size);  // whatever maps these addresses next starts clean
+    ::munmap(c.base, c.size);
+  }
 }
 
 // `size` (a multiple of 2 MiB) from a 2 MiB boundary: a mapping one huge page larger, trimmed
@@ -45,13 +57,14 @@ std::byte* PageArena::map(std::size_t size) {
     ::munmap(base, size);
     throw;
   }
+  COINFER_POISON(base, size);  // allocate() unpoisons each piece's own bytes
   return base;
 }
 
 std::byte* PageArena::allocate(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
   if (bytes > (std::size_t{1} << 62)) throw std::bad_alloc();  // rounding up must not wrap
-  const std::size_t need = round_up(bytes, alignment);
+  const std::size_t need = round_up(bytes + redzone, alignment);
   std::byte* out = nullptr;
   if (need >= chunk_bytes_ / 2) {
     out = map(round_up(need, huge_page));
@@ -65,6 +78,7 @@ std::byte* PageArena::allocate(std::size_t bytes) {
     left_ -= need;
   }
   allocated_ += need;
+  COINFER_UNPOISON(out, bytes);
   return out;
 }
 

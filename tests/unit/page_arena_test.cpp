@@ -11,9 +11,19 @@
 #include <string>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 using namespace coinfer;
 
 namespace {
+
+// What a piece of n bytes takes of its chunk: n and the redzone (ASan builds), to a line.
+std::size_t taken(std::size_t n) {
+  return (n + PageArena::redzone + PageArena::alignment - 1) / PageArena::alignment *
+         PageArena::alignment;
+}
 
 // The VmFlags of the mapping that holds `p` (/proc/self/smaps), or "" where none is found.
 std::string vm_flags(const void* p) {
@@ -51,7 +61,12 @@ TEST_CASE("page arena hands out aligned zeroed pieces side by side, and large on
     for (std::size_t j = 0; j < sizes[i]; j += 509) CHECK(p[j] == std::byte{0});
     std::memset(p, static_cast<int>(i + 1), sizes[i]);
     pieces.push_back(p);
-    asked += (sizes[i] + PageArena::alignment - 1) / PageArena::alignment * PageArena::alignment;
+    asked += taken(sizes[i]);
+#if defined(__SANITIZE_ADDRESS__)
+    // The byte after a piece is poisoned: a read past a layer's weights is reported.
+    CHECK(__asan_address_is_poisoned(p + sizes[i]));
+    CHECK(!__asan_address_is_poisoned(p + sizes[i] - 1));
+#endif
   }
   // No piece overwrote another.
   for (std::size_t i = 0; i < pieces.size(); ++i) {
@@ -63,16 +78,16 @@ TEST_CASE("page arena hands out aligned zeroed pieces side by side, and large on
   // The small ones in order in the first chunk; the 5 MiB piece in a mapping of its own (6
   // MiB), from a 2 MiB boundary; the 3 MiB piece in the first chunk, the 1 MiB one after the
   // 70-byte one in it too: one 8 MiB chunk and the 6 MiB mapping.
-  CHECK(pieces[1] == pieces[0] + 64);
-  CHECK(pieces[2] == pieces[1] + 128);
+  CHECK(pieces[1] == pieces[0] + taken(1));
+  CHECK(pieces[2] == pieces[1] + taken(100));
   CHECK(reinterpret_cast<std::uintptr_t>(pieces[0]) % PageArena::huge_page == 0);
   CHECK(reinterpret_cast<std::uintptr_t>(pieces[4]) % PageArena::huge_page == 0);
-  CHECK(pieces[5] == pieces[3] + (3u << 20));
-  CHECK(pieces[6] == pieces[5] + 128);
+  CHECK(pieces[5] == pieces[3] + taken(3u << 20));
+  CHECK(pieces[6] == pieces[5] + taken(70));
   CHECK(arena.mapped_bytes() == (8u << 20) + (6u << 20));
-  // A piece larger than the room left (4 MiB less 4,416 bytes), but under half a chunk, opens
-  // a new chunk.
-  std::byte* next = arena.allocate((4u << 20) - 64);
+  // A piece larger than the room left (4 MiB less 4,416 bytes; less still with redzones), but
+  // under half a chunk, opens a new chunk.
+  std::byte* next = arena.allocate((4u << 20) - 256);
   CHECK(reinterpret_cast<std::uintptr_t>(next) % PageArena::huge_page == 0);
   CHECK(arena.mapped_bytes() == (16u << 20) + (6u << 20));
   // A size that would wrap when rounded up is refused as operator new refuses it.

@@ -22,6 +22,14 @@ class PageArena {
  public:
   static constexpr std::size_t huge_page = std::size_t{2} << 20;
   static constexpr std::size_t alignment = 64;
+  // Under AddressSanitizer the memory around and between pieces is poisoned, with a line of it
+  // after each piece, so that a kernel reading past its layer's weights is reported as it is on
+  // the heap; 0 in other builds (pieces side by side).
+#if defined(__SANITIZE_ADDRESS__)
+  static constexpr std::size_t redzone = 64;
+#else
+  static constexpr std::size_t redzone = 0;
+#endif
 
   explicit PageArena(std::size_t chunk_bytes = std::size_t{32} << 20);
   ~PageArena();

@@ -715,32 +715,25 @@ std::vector<Comparison> register_benchmarks() {
                                  ours, "llm/triad/threads:" + std::to_string(threads), "bytes"});
           if (threads == 1) comparisons.push_back({what + " / oneDNN INT8 (calls/s)", ours, peer, "calls"});
         }
-        if (activations == BlockActivations::int8) {
-          const std::string small = "llm/" + std::string(name) + "_4k/" + shape;
-          benchmark::RegisterBenchmark(small.c_str(), llm_blocks, s, m, format, 1, activations, Placement::own,
-                                       BlockKernels::amx)
+        if (activations != BlockActivations::int8) continue;
+        // One-thread variants of the 8-bit rows: "llm/<name><suffix>/<shape>".
+        const std::string one_thread = "llm/" + std::string(name) + "/" + shape;
+        auto variant = [&](const char* suffix, Placement placement, BlockKernels kernels) {
+          const std::string full = "llm/" + std::string(name) + suffix + "/" + shape;
+          benchmark::RegisterBenchmark(full.c_str(), llm_blocks, s, m, format, 1, activations, placement, kernels)
               ->Unit(benchmark::kMicrosecond)
               ->UseRealTime();
-          comparisons.push_back({what + ", 1 thread: 2 MiB pages / 4 KiB pages (calls/s)",
-                                 "llm/" + std::string(name) + "/" + shape, small, "calls"});
-          comparisons.push_back({what + ", 1 thread / triad on 2 MiB pages (GB/s)", "llm/" + std::string(name) + "/" + shape,
-                                 "llm/triad_2m/threads:1", "bytes"});
-        }
-        if (m > 1 && activations == BlockActivations::int8) {
-          const std::string cached = "llm/" + std::string(name) + "_cached/" + shape;
-          benchmark::RegisterBenchmark(cached.c_str(), llm_blocks, s, m, format, 1, activations, Placement::cached,
-                                       BlockKernels::amx)
-              ->Unit(benchmark::kMicrosecond)
-              ->UseRealTime();
-        }
-        if (amx && m > 1 && activations == BlockActivations::int8) {
-          const std::string vnni = "llm/" + std::string(name) + "_vnni/" + shape;
-          benchmark::RegisterBenchmark(vnni.c_str(), llm_blocks, s, m, format, 1, activations, Placement::arena,
-                                       BlockKernels::avx512_vnni)
-              ->Unit(benchmark::kMicrosecond)
-              ->UseRealTime();
-          comparisons.push_back({what + ", 1 thread: AMX / the AVX-512 VNNI tiles (calls/s)",
-                                 "llm/" + std::string(name) + "/" + shape, vnni, "calls"});
+          return full;
+        };
+        const std::string small = variant("_4k", Placement::own, BlockKernels::amx);
+        comparisons.push_back({what + ", 1 thread: 2 MiB pages / 4 KiB pages (calls/s)", one_thread, small, "calls"});
+        comparisons.push_back(
+            {what + ", 1 thread / triad on 2 MiB pages (GB/s)", one_thread, "llm/triad_2m/threads:1", "bytes"});
+        if (m == 1) continue;
+        variant("_cached", Placement::cached, BlockKernels::amx);
+        if (amx) {
+          const std::string vnni = variant("_vnni", Placement::arena, BlockKernels::avx512_vnni);
+          comparisons.push_back({what + ", 1 thread: AMX / the AVX-512 VNNI tiles (calls/s)", one_thread, vnni, "calls"});
           comparisons.push_back({what + "_vnni, 1 thread / triad (GB/s)", vnni, "llm/triad/threads:1", "bytes"});
         }
       }

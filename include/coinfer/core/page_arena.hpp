@@ -5,8 +5,8 @@
 
 namespace coinfer {
 
-// Memory for a model's large arrays that every step reads from end to end (its repacked
-// weights, its KV cache), on 2 MiB pages where Linux's transparent huge pages allow it: the
+// Memory for a model's large arrays that every step reads from end to end (LlamaModel's
+// repacked weights), on 2 MiB pages where Linux's transparent huge pages allow it: the
 // arena maps anonymous memory in 2 MiB-aligned chunks and advises MADV_HUGEPAGE, which the
 // kernel's default "madvise" mode requires before it backs a range with huge pages. A decode
 // step streams ~85-135 MB of weights; on 4 KiB pages that is a TLB miss every 4 KiB, on 2 MiB
